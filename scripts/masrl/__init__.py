@@ -1,0 +1,3 @@
+"""masrl: the corpus of research on reinforcement learning for LLM-based multi-agent systems."""
+
+__version__ = "0.1.0"

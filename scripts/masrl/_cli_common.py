@@ -1,0 +1,51 @@
+"""What every command shares: the corpus root option, loading, and the problem report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+import click
+
+from masrl._problems import Problem, summary_line
+from masrl._records import Loaded, find_root, load_corpus
+from masrl._vocab import TaxonomyError
+
+
+class MasrlError(click.ClickException):
+    """An expected failure; click prints ``Error: <message>`` and exits with code 1."""
+
+
+class ReportedFailure(click.exceptions.Exit):
+    """Exit 1 after the problems have already been printed."""
+
+    def __init__(self) -> None:
+        super().__init__(1)
+
+
+def root_of(ctx: click.Context) -> Path:
+    root: Path = ctx.find_root().obj["root"]
+    return root
+
+
+def report(problems: list[Problem], files: int, *, quiet: bool = False) -> None:
+    """Print *problems* one per line to stdout and the count to stderr."""
+    for problem in problems:
+        if not (quiet and not problem.is_error):
+            click.echo(str(problem))
+    click.echo(summary_line(problems, files), err=True)
+
+
+def load_or_fail(root: Path, *, show_warnings: bool = False) -> Loaded:
+    """Load the corpus at *root*; on any error print the problems and exit 1."""
+    try:
+        loaded = load_corpus(root)
+    except TaxonomyError as exc:
+        report(exc.problems, 1)
+        raise ReportedFailure() from None
+    if not loaded.ok:
+        report(loaded.problems, loaded.files, quiet=True)
+        click.echo("Nothing was written; fix the errors above (masrl validate lists them all).", err=True)
+        raise ReportedFailure()
+    if show_warnings:
+        for problem in loaded.problems:
+            click.echo(str(problem), err=True)
+    return loaded

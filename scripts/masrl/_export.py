@@ -1,0 +1,124 @@
+"""Exports of the records: CSV in the reference column layout, and JSON.
+
+The CSV layouts are exactly those of the survey artifact's ``papers.csv`` and ``excluded.csv``, so
+the tables can be diffed against the published ones. A paper's ``one_liner`` column holds our
+summary; an exclusion's ``exclusion_reason`` holds our reason codes and note, as
+``code, code: note``. :func:`parse_exclusion_reason` reads that back.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from masrl._records import Corpus, Exclusion, Paper
+
+PAPER_COLUMNS = (
+    "key", "title", "first_author", "affiliation", "year", "arxiv_id", "venue", "url", "category",
+    "is_rl", "reward_type", "credit_granularity", "orchestration_form", "scenario", "is_core",
+    "one_liner", "verified", "notes",
+)
+EXCLUSION_COLUMNS = (
+    "record_id", "source", "query_family", "screening_label", "identifier", "url", "date_screened",
+    "stage", "exclusion_reason",
+)
+URL_SEPARATOR = " ; "  # how the reference joins several links in one cell
+
+
+def paper_row(p: Paper) -> dict[str, str]:
+    return {
+        "key": p.key,
+        "title": p.title,
+        "first_author": p.first_author,
+        "affiliation": p.affiliation,
+        "year": str(p.year),
+        "arxiv_id": p.arxiv or "",
+        "venue": p.venue,
+        "url": URL_SEPARATOR.join(p.urls),
+        "category": p.category,
+        "is_rl": p.rl,
+        "reward_type": p.reward_type,
+        "credit_granularity": p.credit_unit,
+        "orchestration_form": p.topology,
+        "scenario": p.scenario,
+        "is_core": p.role,
+        "one_liner": p.summary,
+        "verified": p.verified,
+        "notes": " ".join((p.notes or "").split()),
+    }
+
+
+def exclusion_row(e: Exclusion) -> dict[str, str]:
+    return {
+        "record_id": e.id,
+        "source": e.source,
+        "query_family": e.query_family,
+        "screening_label": e.label,
+        "identifier": e.identifier,
+        "url": e.url,
+        "date_screened": e.date_screened,
+        "stage": e.stage,
+        "exclusion_reason": f"{', '.join(e.reasons)}: {e.note}",
+    }
+
+
+def parse_exclusion_reason(cell: str) -> tuple[tuple[str, ...], str]:
+    """``'no_rl, single_agent: note'`` → ``(('no_rl', 'single_agent'), 'note')``."""
+    codes, _, note = cell.partition(": ")
+    return tuple(c.strip() for c in codes.split(",")), note
+
+
+def _csv(columns: tuple[str, ...], rows: list[dict[str, str]]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def papers_csv(corpus: Corpus) -> str:
+    """The papers as CSV, in key order."""
+    return _csv(PAPER_COLUMNS, [paper_row(p) for p in corpus.papers])
+
+
+def exclusions_csv(corpus: Corpus) -> str:
+    return _csv(EXCLUSION_COLUMNS, [exclusion_row(e) for e in corpus.exclusions])
+
+
+def paper_dict(p: Paper) -> dict[str, Any]:
+    """A paper as plain JSON-ready data, with the derived reward family."""
+    out: dict[str, Any] = {
+        "key": p.key, "title": p.title, "authors": list(p.authors), "et_al": p.et_al,
+        "affiliation": p.affiliation, "year": p.year, "arxiv": p.arxiv, "doi": p.doi, "venue": p.venue,
+        "urls": list(p.urls), "entry_type": p.entry_type, "bibtex": dict(p.bibtex),
+        "category": p.category, "rl": p.rl, "reward_type": p.reward_type,
+        "credit_unit": p.credit_unit, "topology": p.topology, "scenario": p.scenario, "role": p.role,
+        "verified": p.verified, "evidence_kind": p.evidence_kind, "strict_credit": p.strict_credit,
+        "subdecisions": None if p.subdecisions is None else {
+            o: {"code": s.code, "basis": s.basis, "evidence": s.evidence} for o, s in p.subdecisions.items()
+        },
+        "summary": p.summary, "notes": p.notes, "exceptions": dict(p.exceptions),
+    }
+    return out
+
+
+def corpus_json(corpus: Corpus) -> str:
+    """Every record as one JSON document."""
+    tax = corpus.taxonomy
+    data = {
+        "papers": [dict(paper_dict(p), reward_family=tax.family_of(p.reward_type)) for p in corpus.papers],
+        "exclusions": [
+            {"id": e.id, "source": e.source, "query_family": e.query_family, "label": e.label,
+             "identifier": e.identifier, "url": e.url, "date_screened": e.date_screened,
+             "stage": e.stage, "reasons": list(e.reasons), "note": e.note}
+            for e in corpus.exclusions
+        ],
+        "audits": [
+            {"key": a.key, "first_reading": dict(a.first_reading), "second_reading": dict(a.second_reading),
+             "strict_credit": a.strict_credit, "verdict": a.verdict, "note": a.note}
+            for a in corpus.audits
+        ],
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

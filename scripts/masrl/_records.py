@@ -1,0 +1,283 @@
+"""Typed records and the one function that loads a corpus.
+
+A corpus is a directory holding ``taxonomy.yaml`` and the record folders ``papers/``,
+``exclusions/`` and ``audits/``. :func:`load_corpus` reads every record, checks each against its
+spec (:mod:`masrl._schema`) and then across records (:mod:`masrl._checks`), and returns the typed
+records together with every problem found. It never raises on bad input.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from masrl import _vocab as v
+from masrl._problems import Problem, has_errors
+from masrl._schema import check_record
+from masrl._vocab import Taxonomy, load_taxonomy
+from masrl._yaml import Document, YamlError, load_path
+
+ROOT_ENV = "MASRL_ROOT"
+PAPERS_DIR = "papers"
+EXCLUSIONS_DIR = "exclusions"
+AUDITS_DIR = "audits"
+RECORD_DIRS = {PAPERS_DIR: "paper", EXCLUSIONS_DIR: "exclusion", AUDITS_DIR: "audit"}
+SUFFIX = ".yaml"
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The corpus root: ``$MASRL_ROOT``, else the nearest folder upwards holding taxonomy.yaml."""
+    env = os.environ.get(ROOT_ENV)
+    if env:
+        return Path(env).resolve()
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / v.TAXONOMY_FILE).is_file():
+            return folder
+    return here
+
+
+@dataclass(frozen=True)
+class SubDecision:
+    code: str
+    basis: str
+    evidence: str
+
+
+@dataclass(frozen=True)
+class Paper:
+    key: str
+    title: str
+    authors: tuple[str, ...]
+    et_al: bool
+    affiliation: str
+    year: int
+    arxiv: str | None
+    doi: str | None
+    venue: str
+    url: str
+    more_urls: tuple[str, ...]
+    entry_type: str
+    bibtex: Mapping[str, str]
+    category: str
+    rl: str
+    reward_type: str
+    credit_unit: str
+    topology: str
+    scenario: str
+    role: str
+    verified: str
+    evidence_kind: str
+    strict_credit: bool
+    subdecisions: Mapping[str, SubDecision] | None  # None: not coded; {}: coded, none applies
+    summary: str
+    notes: str | None
+    exceptions: Mapping[str, str]
+    path: str = ""
+
+    @classmethod
+    def from_yaml(cls, data: Mapping[str, Any], path: str = "") -> Paper:
+        """Build a paper from a record that passed :func:`masrl._schema.check_record`."""
+        subs = data.get("subdecisions")
+        return cls(
+            key=data["key"],
+            title=data["title"],
+            authors=tuple(data["authors"]),
+            et_al=data.get("et_al", False),
+            affiliation=data["affiliation"],
+            year=data["year"],
+            arxiv=data.get("arxiv"),
+            doi=data.get("doi"),
+            venue=data["venue"],
+            url=data["url"],
+            more_urls=tuple(data.get("more_urls", ())),
+            entry_type=data["entry_type"],
+            bibtex=MappingProxyType(dict(data.get("bibtex", {}))),
+            category=data[v.CATEGORY],
+            rl=data[v.RL],
+            reward_type=data[v.REWARD_TYPE],
+            credit_unit=data[v.CREDIT_UNIT],
+            topology=data[v.TOPOLOGY],
+            scenario=data[v.SCENARIO],
+            role=data[v.ROLE],
+            verified=data[v.VERIFIED],
+            evidence_kind=data[v.EVIDENCE_KIND],
+            strict_credit=data.get("strict_credit", False),
+            subdecisions=None if subs is None else MappingProxyType(
+                {o: SubDecision(s["code"], s["basis"], s["evidence"]) for o, s in subs.items()}
+            ),
+            summary=data["summary"],
+            notes=data.get("notes"),
+            exceptions=MappingProxyType(dict(data.get("exceptions", {}))),
+            path=path,
+        )
+
+    @property
+    def first_author(self) -> str:
+        return self.authors[0]
+
+    @property
+    def urls(self) -> tuple[str, ...]:
+        return (self.url, *self.more_urls)
+
+    def tag(self, name: str) -> str:
+        """The value of tag field *name* (see :data:`masrl._vocab.PAPER_TAGS`)."""
+        value: str = getattr(self, name)
+        return value
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    id: str
+    source: str
+    query_family: str
+    label: str
+    identifier: str
+    url: str
+    date_screened: str
+    stage: str
+    reasons: tuple[str, ...]
+    note: str
+    path: str = ""
+
+    @classmethod
+    def from_yaml(cls, data: Mapping[str, Any], path: str = "") -> Exclusion:
+        return cls(
+            id=data["id"],
+            source=data["source"],
+            query_family=data["query_family"],
+            label=data["label"],
+            identifier=data["identifier"],
+            url=data["url"],
+            date_screened=data["date_screened"],
+            stage=data["stage"],
+            reasons=tuple(data["reasons"]),
+            note=data["note"],
+            path=path,
+        )
+
+
+@dataclass(frozen=True)
+class Audit:
+    key: str
+    first_reading: Mapping[str, str]
+    second_reading: Mapping[str, str]
+    strict_credit: bool
+    verdict: str
+    note: str | None
+    path: str = ""
+
+    @classmethod
+    def from_yaml(cls, data: Mapping[str, Any], path: str = "") -> Audit:
+        second = dict(data["second_reading"])
+        strict = second.pop("strict_credit")
+        return cls(
+            key=data["key"],
+            first_reading=MappingProxyType(dict(data["first_reading"])),
+            second_reading=MappingProxyType(second),
+            strict_credit=strict,
+            verdict=data["verdict"],
+            note=data.get("note"),
+            path=path,
+        )
+
+    def differing(self) -> tuple[str, ...]:
+        """The audited fields on which the two readings differ."""
+        return tuple(f for f in v.AUDITED_TAGS if self.first_reading[f] != self.second_reading[f])
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Every valid record of a corpus, each kind sorted by key."""
+
+    root: Path
+    taxonomy: Taxonomy
+    papers: tuple[Paper, ...]
+    exclusions: tuple[Exclusion, ...]
+    audits: tuple[Audit, ...]
+
+    def paper(self, key: str) -> Paper:
+        for p in self.papers:
+            if p.key == key:
+                return p
+        raise KeyError(key)
+
+
+@dataclass
+class Loaded:
+    """What :func:`load_corpus` found: the records, the problems, and how many files it read."""
+
+    corpus: Corpus
+    problems: list[Problem] = field(default_factory=list)
+    files: int = 0
+    docs: dict[str, Document] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.problems)
+
+
+def display_path(path: Path) -> str:
+    """*path* relative to the working directory when it lies below it, else absolute."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def record_files(root: Path) -> list[tuple[str, Path]]:
+    """Every record file under *root* as (kind, path), sorted."""
+    out = []
+    for folder, kind in RECORD_DIRS.items():
+        base = root / folder
+        if base.is_dir():
+            out.extend((kind, p) for p in sorted(base.iterdir()) if p.suffix == SUFFIX and p.is_file())
+    return out
+
+
+def kind_of(path: Path) -> str | None:
+    """The record kind implied by the folder *path* sits in, if any."""
+    return RECORD_DIRS.get(path.resolve().parent.name)
+
+
+def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
+    """Load, check and type every record under *root*, plus *extra* (kind, path) files.
+
+    Raises :class:`masrl._vocab.TaxonomyError` only when taxonomy.yaml itself is broken; every
+    problem in records is returned in :attr:`Loaded.problems`.
+    """
+    from masrl._checks import cross_check  # the cross-record rules need the typed records
+
+    taxonomy = load_taxonomy(root)
+    files = record_files(root)
+    seen = {p.resolve() for _, p in files}
+    files += [(k, p) for k, p in extra if p.resolve() not in seen]
+    loaded = Loaded(Corpus(root, taxonomy, (), (), ()), files=len(files))
+    builders: dict[str, Any] = {"paper": Paper, "exclusion": Exclusion, "audit": Audit}
+    typed: dict[str, list[Any]] = {"paper": [], "exclusion": [], "audit": []}
+    for kind, path in files:
+        shown = display_path(path)
+        try:
+            doc = load_path(path)
+        except YamlError as exc:
+            loaded.problems.append(Problem(shown, exc.line, exc.column, "", exc.message))
+            continue
+        loaded.docs[shown] = doc
+        problems = list(check_record(kind, doc, shown, taxonomy))
+        loaded.problems.extend(problems)
+        if not has_errors(problems):
+            typed[kind].append(builders[kind].from_yaml(doc.data, shown))
+    loaded.corpus = Corpus(
+        root,
+        taxonomy,
+        tuple(sorted(typed["paper"], key=lambda p: p.key)),
+        tuple(sorted(typed["exclusion"], key=lambda e: e.id)),
+        tuple(sorted(typed["audit"], key=lambda a: a.key)),
+    )
+    loaded.problems.extend(cross_check(loaded.corpus, loaded.docs))
+    loaded.problems.sort()
+    return loaded

@@ -1,0 +1,419 @@
+"""The shape of each record kind, defined once and used twice.
+
+:data:`PAPER`, :data:`EXCLUSION` and :data:`AUDIT` list every field a record may hold, in canonical
+order, with its type and, for tags, the taxonomy field whose values it takes. From these specs
+
+* :func:`json_schema` writes the JSON Schema 2020-12 documents in ``schemas/`` that editors use to
+  autocomplete and flag values, and
+* :func:`check_record` checks a parsed record and yields :class:`~masrl._problems.Problem` values
+  whose messages name the allowed values.
+
+The two agree by construction; ``tests/test_schema.py`` holds them to it with random records. The
+one difference is the year's upper bound ("next year"), which moves with the calendar and so is
+checked by ``masrl validate`` but left out of the static schema.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from masrl import _vocab as v
+from masrl._problems import Problem, did_you_mean, one_of
+from masrl._vocab import Taxonomy
+from masrl._yaml import Document
+
+KEY_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+EXCLUSION_ID_PATTERN = r"^E[0-9]{3,}$"
+# New-style arXiv ids (YYMM.NNNNN, optional version) and old-style ones (archive/YYMMNNN).
+ARXIV_PATTERN = r"^([0-9]{2}(0[1-9]|1[0-2])\.[0-9]{4,5}|[a-z-]+(\.[A-Z]{2})?/[0-9]{2}(0[1-9]|1[0-2])[0-9]{3})(v[0-9]+)?$"
+DOI_PATTERN = r"^10\.[0-9]{4,9}/\S+$"
+URL_PATTERN = r"^https?://[^\s/$.?#][^\s]*$"
+DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+MIN_YEAR = 1950
+SUMMARY_MAX = 200
+EVIDENCE_MAX = 200
+NOTE_MAX = 400
+TITLE_MAX = 400
+
+
+def next_year() -> int:
+    return dt.date.today().year + 1
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One field of a record.
+
+    *kind* is one of ``text``, ``int``, ``bool``, ``enum``, ``enum_list``, ``text_list``, ``url``,
+    ``url_list``, ``date``, ``mapping`` (closed, fields in *children*) or ``keyed`` (keys taken
+    from the vocabulary *vocab*, or convention ids when *vocab* is ``"convention"``; every value
+    shaped by *children*, or text when *children* is empty).
+    """
+
+    name: str
+    kind: str
+    description: str
+    required: bool = False
+    vocab: str | None = None
+    pattern: str | None = None
+    pattern_hint: str | None = None
+    max_length: int | None = None
+    single_line: bool = True
+    sentence: bool = False
+    minimum: int | None = None
+    maximum: Callable[[], int] | None = None
+    children: tuple[Spec, ...] = field(default_factory=tuple)
+    example: Any = None
+
+
+def _tag(name: str, description: str) -> Spec:
+    return Spec(name, "enum", description, required=True, vocab=name)
+
+
+_BIBTEX_FIELDS = tuple(
+    Spec(name, "text", f"BibTeX `{name}` field.")
+    for name in ("journal", "booktitle", "volume", "number", "pages", "publisher", "institution", "howpublished")
+)
+
+_SUBDECISION = (
+    Spec("code", "enum", "How the entry makes this decision.", required=True, vocab=v.SUBDECISION_CODE),
+    Spec("basis", "enum", "Where the evidence was read.", required=True, vocab=v.EVIDENCE_BASIS),
+    Spec(
+        "evidence",
+        "text",
+        f"One sentence, in our own words, saying what in the source supports the code (at most {EVIDENCE_MAX} characters).",
+        required=True,
+        max_length=EVIDENCE_MAX,
+        sentence=True,
+    ),
+)
+
+PAPER: tuple[Spec, ...] = (
+    Spec("key", "text", "Short unique id; the file is papers/<key>.yaml.", required=True,
+         pattern=KEY_PATTERN, pattern_hint="lowercase letters and digits in words joined by '-', e.g. 'm-grpo'"),
+    Spec("title", "text", "Full title as published.", required=True, max_length=TITLE_MAX),
+    Spec("authors", "text_list", "Authors as 'Last, First', in order; a team name for corporate authors.", required=True),
+    Spec("et_al", "bool", "True when the author list is truncated; citations then end with 'and others'."),
+    Spec("affiliation", "text", "Affiliation of the first author, or 'unknown'.", required=True),
+    Spec("year", "int", f"Publication year ({MIN_YEAR} to next year).", required=True,
+         minimum=MIN_YEAR, maximum=next_year),
+    Spec("arxiv", "text", "arXiv identifier, quoted, e.g. \"2508.04652\".", pattern=ARXIV_PATTERN,
+         pattern_hint='an arXiv id such as "2508.04652" or "cs/0112017", quoted'),
+    Spec("doi", "text", "DOI, e.g. 10.1287/moor.27.4.819.297.", pattern=DOI_PATTERN,
+         pattern_hint="a DOI such as '10.1145/3605764.3623985'"),
+    Spec("venue", "text", "Where it appeared: conference, journal, 'arXiv', 'Blog Post', ...", required=True),
+    Spec("url", "url", "Canonical link (http or https).", required=True),
+    Spec("more_urls", "url_list", "Further links to the same work."),
+    Spec("entry_type", "enum", "BibTeX entry type for citations.", required=True, vocab=v.ENTRY_TYPE),
+    Spec("bibtex", "mapping", "Extra BibTeX fields for citations.", children=_BIBTEX_FIELDS),
+    _tag(v.CATEGORY, "What kind of contribution the entry is."),
+    _tag(v.RL, "Whether the entry trains with RL."),
+    _tag(v.REWARD_TYPE, "Main reward or evaluation signal; maps to a reward family R1-R8."),
+    _tag(v.CREDIT_UNIT, "Finest unit carrying reward, credit or signal, token to team."),
+    _tag(v.TOPOLOGY, "Orchestration form of the agent team."),
+    _tag(v.SCENARIO, "Main task domain."),
+    _tag(v.ROLE, "Weight the entry carries in the survey."),
+    _tag(v.VERIFIED, "How far the metadata was checked."),
+    _tag(v.EVIDENCE_KIND, "What kind of source it is."),
+    Spec("strict_credit", "bool", "True when the method computes explicit credit at its credit unit (counterfactual, Shapley, leave-one-out, per-unit advantage)."),
+    Spec("subdecisions", "keyed", "Orchestration sub-decisions O1-O5 the entry learns or designs; {} when none.",
+         vocab=v.SUBDECISION, children=_SUBDECISION),
+    Spec("summary", "text", f"One sentence in our own words, at most {SUMMARY_MAX} characters.", required=True,
+         max_length=SUMMARY_MAX, sentence=True),
+    Spec("notes", "text", f"Why the entry carries its tags, in our own words (at most {NOTE_MAX} characters).",
+         max_length=NOTE_MAX, single_line=False),
+    Spec("exceptions", "keyed", "Conventions this entry knowingly breaks, each with its reason.", vocab="convention"),
+)
+
+EXCLUSION: tuple[Spec, ...] = (
+    Spec("id", "text", "Record id; the file is exclusions/<id>.yaml.", required=True,
+         pattern=EXCLUSION_ID_PATTERN, pattern_hint="'E' followed by at least three digits, e.g. 'E033'"),
+    Spec("source", "text", "Where the record was found (arXiv, OpenReview, company docs, ...).", required=True),
+    Spec("query_family", "text", "The search query family that surfaced it.", required=True),
+    Spec("label", "text", "Screening label: the title of the work.", required=True, max_length=TITLE_MAX),
+    Spec("identifier", "text", "Source identifier, e.g. arXiv:2305.14325.", required=True),
+    Spec("url", "url", "Link to the record.", required=True),
+    Spec("date_screened", "date", "Date screened, YYYY-MM-DD.", required=True),
+    Spec("stage", "enum", "Screening stage at which it was excluded.", required=True, vocab=v.SCREENING_STAGE),
+    Spec("reasons", "enum_list", "Reason codes, most important first.", required=True, vocab=v.EXCLUSION_REASON),
+    Spec("note", "text", f"One sentence in our own words on why it is out, at most {SUMMARY_MAX} characters.",
+         required=True, max_length=SUMMARY_MAX, sentence=True),
+)
+
+_READING = tuple(_tag(name, f"{name} as read.") for name in v.AUDITED_TAGS)
+
+AUDIT: tuple[Spec, ...] = (
+    Spec("key", "text", "Key of the audited paper; the file is audits/<key>.yaml.", required=True,
+         pattern=KEY_PATTERN, pattern_hint="a paper key such as 'm-grpo'"),
+    Spec("first_reading", "mapping", "Tags of the original coding at audit time.", required=True, children=_READING),
+    Spec("second_reading", "mapping", "Tags of the independent second reading.", required=True,
+         children=(*_READING, Spec("strict_credit", "bool", "Second reader's strict explicit-credit flag.", required=True))),
+    Spec("verdict", "enum", "The second reader's verdict.", required=True, vocab=v.AUDIT_VERDICT),
+    Spec("note", "text", f"Our own note on the row (at most {NOTE_MAX} characters).", max_length=NOTE_MAX,
+         single_line=False),
+)
+
+KINDS: dict[str, tuple[Spec, ...]] = {"paper": PAPER, "exclusion": EXCLUSION, "audit": AUDIT}
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON Schema
+
+
+def json_schema(kind: str, taxonomy: Taxonomy) -> dict[str, Any]:
+    """The JSON Schema 2020-12 document for records of *kind*."""
+    titles = {"paper": "Paper record", "exclusion": "Exclusion record", "audit": "Audit record"}
+    schema: dict[str, Any] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"urn:masrl:schema:{kind}",
+        "title": titles[kind],
+        "description": f"Generated from taxonomy.yaml by `masrl schema`; do not edit. Taxonomy version {taxonomy.version}.",
+    }
+    schema.update(_object(KINDS[kind], taxonomy))
+    return schema
+
+
+def _object(specs: tuple[Spec, ...], taxonomy: Taxonomy) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "type": "object",
+        "properties": {s.name: _property(s, taxonomy) for s in specs},
+        "additionalProperties": False,
+    }
+    required = [s.name for s in specs if s.required]
+    if required:
+        out["required"] = required
+    return out
+
+
+def _enum(vocab: str, taxonomy: Taxonomy) -> dict[str, Any]:
+    field_ = taxonomy[vocab]
+    return {
+        "enum": list(field_.ids),
+        "markdownEnumDescriptions": [f"**{x.label}**: {x.definition}" for x in field_.values],
+    }
+
+
+def _text(spec: Spec) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "string", "minLength": 1}
+    if spec.pattern:
+        out["pattern"] = spec.pattern
+    if spec.max_length:
+        out["maxLength"] = spec.max_length
+    if spec.single_line and not spec.pattern:
+        out["pattern"] = r"^[^\n]*\S[^\n]*$"
+    if spec.sentence:
+        out["pattern"] = r"^[^\n]*[.!?]$"
+    return out
+
+
+def _property(spec: Spec, taxonomy: Taxonomy) -> dict[str, Any]:
+    out: dict[str, Any] = {"description": spec.description}
+    kind = spec.kind
+    if kind == "text":
+        out.update(_text(spec))
+    elif kind == "int":
+        out.update({"type": "integer", "minimum": spec.minimum})
+    elif kind == "bool":
+        out["type"] = "boolean"
+    elif kind == "enum":
+        assert spec.vocab
+        out.update(_enum(spec.vocab, taxonomy))
+    elif kind == "enum_list":
+        assert spec.vocab
+        out.update({"type": "array", "items": _enum(spec.vocab, taxonomy), "minItems": 1, "uniqueItems": True})
+    elif kind == "text_list":
+        out.update({"type": "array", "items": {"type": "string", "minLength": 1, "pattern": r"^[^\n]*\S[^\n]*$"},
+                    "minItems": 1})
+    elif kind == "url":
+        out.update({"type": "string", "pattern": URL_PATTERN, "format": "uri"})
+    elif kind == "url_list":
+        out.update({"type": "array", "items": {"type": "string", "pattern": URL_PATTERN, "format": "uri"},
+                    "minItems": 1, "uniqueItems": True})
+    elif kind == "date":
+        out.update({"type": "string", "pattern": DATE_PATTERN, "format": "date"})
+    elif kind == "mapping":
+        out.update(_object(spec.children, taxonomy))
+    elif kind == "keyed":
+        keys = [c.id for c in taxonomy.conventions] if spec.vocab == "convention" else list(taxonomy.ids(spec.vocab or ""))
+        value = _object(spec.children, taxonomy) if spec.children else {"type": "string", "minLength": 1}
+        out.update({
+            "type": "object",
+            "properties": {k: value for k in keys},
+            "additionalProperties": False,
+        })
+    else:  # pragma: no cover - a spec typo, caught by the schema tests
+        raise ValueError(f"unknown kind {kind!r}")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking
+
+
+_TYPE_NAMES = {bool: "true/false", int: "a number", float: "a number", str: "text", list: "a list",
+               dict: "a mapping", type(None): "empty"}
+
+
+def _type_name(value: Any) -> str:
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def _show(value: Any) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+@dataclass
+class _Ctx:
+    doc: Document
+    shown: str
+    taxonomy: Taxonomy
+
+    def problem(self, path: tuple[str | int, ...], message: str) -> Problem:
+        mark = self.doc.mark(path)
+        return Problem(self.shown, mark.line, mark.column, _dotted(path), message)
+
+
+def _dotted(path: tuple[str | int, ...]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+def check_record(kind: str, doc: Document, shown: str, taxonomy: Taxonomy) -> Iterator[Problem]:
+    """Yield every problem of shape and vocabulary in one record of *kind*."""
+    yield from _check_mapping(KINDS[kind], doc.data, (), _Ctx(doc, shown, taxonomy))
+
+
+def _check_mapping(specs: tuple[Spec, ...], data: Any, path: tuple[str | int, ...], ctx: _Ctx) -> Iterator[Problem]:
+    names = [s.name for s in specs]
+    by_name = {s.name: s for s in specs}
+    for key in data:
+        if key not in by_name:
+            yield ctx.problem((*path, key), f"unknown field{did_you_mean(key, names)}; allowed fields are {', '.join(names)}")
+    for spec in specs:
+        if spec.name not in data:
+            if spec.required:
+                yield ctx.problem((*path, spec.name), f"{spec.name} is required: {spec.description}")
+            continue
+        yield from _check_value(spec, data[spec.name], (*path, spec.name), ctx)
+
+
+def _check_value(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx) -> Iterator[Problem]:
+    kind = spec.kind
+    name = spec.name
+    if kind in ("text", "url", "date"):
+        yield from _check_text(spec, value, path, ctx)
+    elif kind == "int":
+        if type(value) is not int:
+            yield ctx.problem(path, f"{name} must be a whole number, not {_type_name(value)} {_show(value)}")
+            return
+        top = spec.maximum() if spec.maximum else None
+        if (spec.minimum is not None and value < spec.minimum) or (top is not None and value > top):
+            yield ctx.problem(path, f"{name} must lie between {spec.minimum} and {top}, not {value}")
+    elif kind == "bool":
+        if type(value) is not bool:
+            yield ctx.problem(path, f"{name} must be true or false, not {_type_name(value)} {_show(value)}")
+    elif kind == "enum":
+        yield from _check_enum(spec, value, path, ctx)
+    elif kind in ("enum_list", "text_list", "url_list"):
+        if not isinstance(value, list) or not value:
+            yield ctx.problem(path, f"{name} must be a non-empty list, not {_type_name(value)} {_show(value)}")
+            return
+        item_kind = {"enum_list": "enum", "text_list": "text", "url_list": "url"}[kind]
+        item = Spec(name, item_kind, spec.description, vocab=spec.vocab)
+        seen: set[Any] = set()
+        for i, element in enumerate(value):
+            yield from _check_value(item, element, (*path, i), ctx)
+            if kind != "text_list" and isinstance(element, str):
+                if element in seen:
+                    yield ctx.problem((*path, i), f"{name} must not repeat {element!r}")
+                seen.add(element)
+    elif kind == "mapping":
+        if not isinstance(value, dict):
+            yield ctx.problem(path, f"{name} must be a mapping of field: value lines, not {_type_name(value)}")
+            return
+        yield from _check_mapping(spec.children, value, path, ctx)
+    elif kind == "keyed":
+        yield from _check_keyed(spec, value, path, ctx)
+
+
+def _check_text(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx) -> Iterator[Problem]:
+    name = spec.name
+    if not isinstance(value, str):
+        hint = ""
+        if spec.pattern == ARXIV_PATTERN and isinstance(value, (int, float)):
+            hint = '; quote it, e.g. arxiv: "2508.04652", or YAML reads it as a number and drops zeros'
+        yield ctx.problem(path, f"{name} must be text, not {_type_name(value)} {_show(value)}{hint}")
+        return
+    if not value.strip():
+        yield ctx.problem(path, f"{name} must not be empty")
+        return
+    if spec.single_line and "\n" in value.strip():
+        yield ctx.problem(path, f"{name} must be a single line")
+    if value != value.strip():
+        yield ctx.problem(path, f"{name} must not start or end with spaces")
+    if spec.max_length and len(value) > spec.max_length:
+        yield ctx.problem(path, f"{name} must be at most {spec.max_length} characters, not {len(value)}")
+    if spec.sentence and not value.rstrip().endswith((".", "!", "?")):
+        yield ctx.problem(path, f"{name} must be one sentence ending with '.'")
+    if spec.kind == "url" and not re.match(URL_PATTERN, value):
+        yield ctx.problem(path, f"{name} must be an http(s) URL with no spaces, not {_show(value)}")
+    elif spec.kind == "date":
+        yield from _check_date(spec, value, path, ctx)
+    elif spec.pattern and not re.match(spec.pattern, value):
+        yield ctx.problem(path, f"{name} must be {spec.pattern_hint}, not {_show(value)}")
+
+
+def _check_date(spec: Spec, value: str, path: tuple[str | int, ...], ctx: _Ctx) -> Iterator[Problem]:
+    try:
+        if not re.match(DATE_PATTERN, value):
+            raise ValueError
+        day = dt.date.fromisoformat(value)
+    except ValueError:
+        yield ctx.problem(path, f"{spec.name} must be a date written YYYY-MM-DD, not {_show(value)}")
+        return
+    if day > dt.date.today():
+        yield ctx.problem(path, f"{spec.name} must not be in the future, not {value}")
+
+
+def _check_enum(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx) -> Iterator[Problem]:
+    allowed = ctx.taxonomy.ids(spec.vocab or "")
+    if isinstance(value, str) and value in allowed:
+        return
+    if isinstance(value, bool):
+        shown = "true" if value else "false"
+        hint = " (YAML reads bare true/false as booleans; write the value as listed)"
+    elif isinstance(value, str):
+        shown, hint = repr(value), did_you_mean(value, allowed)
+    else:
+        shown, hint = f"{_type_name(value)} {_show(value)}", ""
+    yield ctx.problem(path, f"{spec.name} must be one of {one_of(allowed)}, not {shown}{hint}")
+
+
+def _check_keyed(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx) -> Iterator[Problem]:
+    name = spec.name
+    if not isinstance(value, dict):
+        yield ctx.problem(path, f"{name} must be a mapping, not {_type_name(value)} {_show(value)}")
+        return
+    if spec.vocab == "convention":
+        allowed = tuple(c.id for c in ctx.taxonomy.conventions)
+    else:
+        allowed = ctx.taxonomy.ids(spec.vocab or "")
+    for key, item in value.items():
+        where = (*path, key)
+        if key not in allowed:
+            yield ctx.problem(where, f"{name} keys must be {one_of(allowed)}, not {key!r}{did_you_mean(key, allowed)}")
+            continue
+        if spec.children:
+            if not isinstance(item, dict):
+                yield ctx.problem(where, f"{name}.{key} must be a mapping with {', '.join(c.name for c in spec.children)}")
+                continue
+            yield from _check_mapping(spec.children, item, where, ctx)
+        else:
+            yield from _check_text(Spec(f"{name}.{key}", "text", spec.description), item, where, ctx)

@@ -1,0 +1,234 @@
+"""Safe YAML loading that remembers where every value came from.
+
+Records are small hand-edited files, so this loader trades generality for safety and precise
+messages:
+
+* it parses with libyaml (the C loader) and builds Python values itself from the node tree, so no
+  tag can construct an object (``!!python/object`` is refused, never executed);
+* plain scalars are read with the YAML 1.2 core schema, as editors using the YAML language server
+  read them: ``yes``/``no``/``on``/``off`` stay strings and ``2026-04-26`` stays a string;
+* duplicate keys in one mapping, anchors and aliases, and nesting deeper than a record needs are
+  refused instead of being silently resolved;
+* every mapping key and sequence item gets a 1-based line and column, addressed by a tuple path.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+MAX_BYTES = 1_000_000  # a record is a few hundred bytes; anything this large is a mistake
+MAX_DEPTH = 16  # records nest three levels at most; deeper input is refused before recursion bites
+_BOM = b"\xef\xbb\xbf"
+
+_STR = "tag:yaml.org,2002:str"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_BOOL = "tag:yaml.org,2002:bool"
+_NULL = "tag:yaml.org,2002:null"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_SCALAR_TAGS = frozenset({_STR, _INT, _FLOAT, _BOOL, _NULL})
+
+# YAML 1.2 core schema, https://yaml.org/spec/1.2.2/#1032-tag-resolution
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+_TRUES = frozenset({"true", "True", "TRUE"})
+_FALSES = frozenset({"false", "False", "FALSE"})
+_INT_RE = re.compile(r"[-+]?[0-9]+\Z")
+_OCT_RE = re.compile(r"0o[0-7]+\Z")
+_HEX_RE = re.compile(r"0x[0-9a-fA-F]+\Z")
+_FLOAT_RE = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
+_INF_RE = re.compile(r"[-+]?\.(inf|Inf|INF)\Z")
+_NAN_RE = re.compile(r"\.(nan|NaN|NAN)\Z")
+
+Path_ = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A 1-based position in a file."""
+
+    line: int
+    column: int
+
+
+class YamlError(Exception):
+    """The file cannot be read as one YAML mapping; carries the position of the fault."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+class _Loader(yaml.CSafeLoader):  # type: ignore[misc]
+    # No implicit resolvers: every plain scalar arrives tagged str and is resolved below with
+    # the YAML 1.2 core schema instead of PyYAML's YAML 1.1 rules.
+    yaml_implicit_resolvers: dict[str, Any] = {}
+
+
+@dataclass
+class Document:
+    """A parsed file: its value and the position of every key and item in it."""
+
+    data: Any
+    marks: dict[Path_, Mark]
+
+    def mark(self, path: Path_) -> Mark:
+        """The position of *path*, or of its nearest ancestor that has one."""
+        while path not in self.marks and path:
+            path = path[:-1]
+        return self.marks.get(path, Mark(1, 1))
+
+
+def read_text(path: Path, max_bytes: int = MAX_BYTES) -> str:
+    """Read *path* as UTF-8 (a leading BOM is fine), refusing huge and undecodable files."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise YamlError(f"file is {size:,} bytes; records must be under {max_bytes:,} bytes")
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise YamlError(f"cannot read file: {exc.strerror or exc}") from None
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM) :]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise YamlError(
+            f"file must be UTF-8: byte 0x{raw[exc.start]:02x} is not valid UTF-8", line, column
+        ) from None
+
+
+def load_path(path: Path, max_bytes: int = MAX_BYTES) -> Document:
+    """Load one YAML document from *path*; see :func:`load_text`."""
+    return load_text(read_text(path, max_bytes))
+
+
+def load_text(text: str) -> Document:
+    """Parse *text* as a single YAML document whose top level is a mapping."""
+    if "\x00" in text:
+        raise YamlError("file contains a NUL byte; records are plain text")
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+    except yaml.MarkedYAMLError as exc:
+        raise _syntax_error(exc) from None
+    except yaml.YAMLError as exc:  # reader errors carry no mark
+        raise YamlError(f"YAML syntax error: {exc}") from None
+    finally:
+        loader.dispose()
+    if node is None:
+        raise YamlError("file is empty; a record is a mapping of field: value lines")
+    if not isinstance(node, yaml.MappingNode):
+        kind = "a list" if isinstance(node, yaml.SequenceNode) else "a single value"
+        raise YamlError(f"top level must be a mapping of field: value lines, not {kind}", *_pos(node))
+    marks: dict[Path_, Mark] = {(): Mark(*_pos(node))}
+    data = _Builder(marks).build(node, (), 0)
+    return Document(data, marks)
+
+
+def _pos(node: yaml.Node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _syntax_error(exc: yaml.MarkedYAMLError) -> YamlError:
+    mark = exc.problem_mark or exc.context_mark
+    line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    problem = exc.problem or "syntax error"
+    if "'\\t'" in problem or "\t" in problem:
+        return YamlError("tab character found; indent YAML with spaces only", line, column)
+    if "expected a single document" in (exc.context or "") + problem:
+        return YamlError("file holds more than one YAML document ('---'); a record is one mapping", line, column)
+    if "nesting depth" in problem:
+        return YamlError(f"nesting is too deep (more than {MAX_DEPTH} levels)", line, column)
+    context = f" {exc.context}" if exc.context else ""
+    return YamlError(f"YAML syntax error:{context} {problem}".replace("  ", " "), line, column)
+
+
+class _Builder:
+    """Turns a composed node tree into plain Python values, recording marks as it goes."""
+
+    def __init__(self, marks: dict[Path_, Mark]) -> None:
+        self.marks = marks
+        self.seen: set[int] = set()
+
+    def build(self, node: yaml.Node, path: Path_, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise YamlError(f"nesting is too deep (more than {MAX_DEPTH} levels)", *_pos(node))
+        if id(node) in self.seen:
+            # libyaml hands back the anchored node again for every alias; refusing the reuse
+            # keeps the walk linear, so alias bombs ("billion laughs") cost nothing.
+            raise YamlError("anchors and aliases (&name, *name) are not allowed in records", *_pos(node))
+        self.seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            return _scalar(node)
+        if isinstance(node, yaml.SequenceNode):
+            if node.tag != _SEQ:
+                raise _tag_error(node)
+            items = []
+            for index, item in enumerate(node.value):
+                self.marks[(*path, index)] = Mark(*_pos(item))
+                items.append(self.build(item, (*path, index), depth + 1))
+            return items
+        if node.tag != _MAP:
+            raise _tag_error(node)
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STR:
+                raise YamlError("mapping keys must be plain names", *_pos(key_node))
+            if key_node.value == "<<":
+                raise YamlError("merge keys ('<<') are not allowed in records", *_pos(key_node))
+            key = key_node.value
+            if key in result:
+                first = self.marks[(*path, key)]
+                raise YamlError(
+                    f"duplicate key '{key}' (first defined at line {first.line}); YAML would keep only the last",
+                    *_pos(key_node),
+                )
+            self.marks[(*path, key)] = Mark(*_pos(key_node))
+            result[key] = self.build(value_node, (*path, key), depth + 1)
+        return result
+
+
+def _tag_error(node: yaml.Node) -> YamlError:
+    tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+    return YamlError(f"YAML tag '{tag}' is not allowed in records; write plain values", *_pos(node))
+
+
+def _scalar(node: yaml.ScalarNode) -> Any:
+    if node.tag not in _SCALAR_TAGS:
+        raise _tag_error(node)
+    value: str = node.value
+    if node.style:  # quoted or block scalar: always a string
+        return value
+    if value in _NULLS:
+        return None
+    if value in _TRUES:
+        return True
+    if value in _FALSES:
+        return False
+    if _INT_RE.match(value):
+        try:
+            return int(value)
+        except ValueError:  # more digits than Python converts; it cannot be a valid field anyway
+            return value
+    if _OCT_RE.match(value):
+        return int(value[2:], 8)
+    if _HEX_RE.match(value):
+        return int(value[2:], 16)
+    if _FLOAT_RE.match(value):
+        return float(value)
+    if _INF_RE.match(value):
+        return -math.inf if value.startswith("-") else math.inf
+    if _NAN_RE.match(value):
+        return math.nan
+    return value

@@ -1,0 +1,61 @@
+"""``masrl export``: write the records as CSV (reference layout), JSON or BibTeX."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from masrl._cli_common import load_or_fail, root_of
+from masrl._export import corpus_json, exclusions_csv, papers_csv
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        from masrl._writer import write_if_changed
+
+        write_if_changed(output, text)
+        click.echo(f"wrote {output}", err=True)
+
+
+_output = click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+                       help="Write to this file instead of standard output.")
+
+
+@click.group(name="export")
+def command() -> None:
+    """Write the corpus in other formats (to standard output unless -o is given)."""
+
+
+@command.command(name="csv")
+@click.option("--exclusions", is_flag=True, help="Export the exclusion log (excluded.csv layout) instead of papers.")
+@_output
+@click.pass_context
+def export_csv(ctx: click.Context, exclusions: bool, output: Path | None) -> None:
+    """CSV in exactly the column layout of the survey artifact's papers.csv / excluded.csv.
+
+    `one_liner` holds our summary; `exclusion_reason` holds our codes and note as
+    `code, code: note`.
+
+    Example:
+
+        masrl export csv -o papers.csv
+        masrl export csv --exclusions > excluded.csv
+    """
+    corpus = load_or_fail(root_of(ctx)).corpus
+    _emit(exclusions_csv(corpus) if exclusions else papers_csv(corpus), output)
+
+
+@command.command(name="json")
+@_output
+@click.pass_context
+def export_json(ctx: click.Context, output: Path | None) -> None:
+    """Every paper, exclusion and audit record as one JSON document.
+
+    Example:
+
+        masrl export json -o corpus.json
+    """
+    _emit(corpus_json(load_or_fail(root_of(ctx)).corpus), output)

@@ -1,0 +1,50 @@
+"""``masrl schema``: regenerate the JSON Schemas for records from taxonomy.yaml."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from masrl._cli_common import ReportedFailure, report, root_of
+from masrl._schema import KINDS, json_schema
+from masrl._vocab import Taxonomy, TaxonomyError, load_taxonomy
+from masrl._writer import write_all
+
+SCHEMA_DIR = "schemas"
+
+
+def schema_path(kind: str) -> str:
+    return f"{SCHEMA_DIR}/{kind}.schema.json"
+
+
+def render_schemas(taxonomy: Taxonomy) -> dict[str, str]:
+    """Every record schema as {relative path: JSON text}."""
+    return {
+        schema_path(kind): json.dumps(json_schema(kind, taxonomy), indent=2, ensure_ascii=False) + "\n"
+        for kind in KINDS
+    }
+
+
+@click.command(name="schema")
+@click.pass_context
+def command(ctx: click.Context) -> None:
+    """Write schemas/{paper,exclusion,audit}.schema.json from taxonomy.yaml.
+
+    Editors that use the YAML language server read these through the `# yaml-language-server:
+    $schema=` line at the top of every record, to autocomplete values and flag wrong ones.
+    `masrl build` runs this too.
+
+    Example:
+
+        masrl schema
+    """
+    root: Path = root_of(ctx)
+    try:
+        taxonomy = load_taxonomy(root)
+    except TaxonomyError as exc:
+        report(exc.problems, 1)
+        raise ReportedFailure() from None
+    for rel in write_all(root, render_schemas(taxonomy)):
+        click.echo(f"wrote {rel}")

@@ -1,0 +1,65 @@
+"""``masrl validate``: check records and report every problem at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from masrl._cli_common import ReportedFailure, report, root_of
+from masrl._problems import has_errors
+from masrl._problems import Problem
+from masrl._records import display_path, kind_of, load_corpus
+from masrl._vocab import TaxonomyError
+
+
+def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], int]:
+    """Problems for the corpus at *root*, restricted to *paths* when given.
+
+    The whole corpus is always loaded, so cross-record rules (a duplicate arXiv id, a paper that
+    is also excluded) see every record; files in *paths* outside the corpus are checked as
+    records of the kind their folder names.
+    """
+    extra = []
+    wanted: set[str] = set()
+    for path in paths:
+        files = sorted(path.rglob("*.yaml")) if path.is_dir() else [path]
+        for file in files:
+            kind = kind_of(file) or "paper"
+            extra.append((kind, file))
+            wanted.add(display_path(file))
+    loaded = load_corpus(root, extra)
+    problems = loaded.problems
+    files = loaded.files
+    if paths:
+        problems = [p for p in problems if p.path in wanted]
+        files = len(wanted)
+    return problems, files
+
+
+@click.command(name="validate")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--quiet", "-q", is_flag=True, help="Print errors only, not warnings.")
+@click.option("--strict", is_flag=True, help="Treat warnings as errors (exit 1 on any).")
+@click.pass_context
+def command(ctx: click.Context, paths: tuple[Path, ...], quiet: bool, strict: bool) -> None:
+    """Check records against the taxonomy and each other.
+
+    Prints every problem as `path:line:column: field: message`, then a count. Exits 1 if there is
+    any error (or, with --strict, any warning). With PATHs, reports only those files or folders,
+    still checked against the whole corpus.
+
+    Example:
+
+        masrl validate
+        masrl validate papers/c3.yaml
+    """
+    root = root_of(ctx)
+    try:
+        problems, files = validate_paths(root, paths)
+    except TaxonomyError as exc:
+        report(exc.problems, 1)
+        raise ReportedFailure() from None
+    report(problems, files, quiet=quiet)
+    if has_errors(problems) or (strict and problems):
+        raise ReportedFailure()
