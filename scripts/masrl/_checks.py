@@ -9,31 +9,41 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 from masrl import _vocab as v
 from masrl._problems import Problem, Severity
-from masrl._records import Audit, Corpus, Exclusion, Paper
+from masrl._records import Audit, Corpus, Paper
+from masrl._schema import EXCLUSION_ID_PATTERN, KEY_PATTERN
 from masrl._yaml import Document
 
-_ARXIV_URL = re.compile(r"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/([^?#]+?)(?:v\d+)?(?:\.pdf)?/?$", re.I)
+_ARXIV_URL = re.compile(
+    r"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/([^?#]+?)(?:v\d+)?(?:\.pdf)?/?$", re.I
+)
 _DOI_URL = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.[^\s]+)$", re.I)
 _VERSION = re.compile(r"v\d+$")
 
 
-def cross_check(corpus: Corpus, docs: dict[str, Document]) -> Iterator[Problem]:
-    """Every cross-field and cross-record problem in *corpus*."""
-    yield from _check_names(corpus, docs)
-    yield from _check_identifiers(corpus, docs)
+def cross_check(corpus: Corpus, docs: dict[str, tuple[str, Document]]) -> Iterator[Problem]:
+    """Every cross-field and cross-record problem.
+
+    *docs* maps each file shown to (kind, parsed document). Names and identifiers are compared on
+    every parsed record, even one with other errors, so a duplicate is reported in the same run;
+    the rules that need valid tags look only at the typed records in *corpus*.
+    """
+    yield from _check_names(docs)
+    yield from _check_identifiers(docs)
     for paper in corpus.papers:
-        yield from _check_paper(paper, corpus, docs[paper.path])
+        yield from _check_paper(paper, corpus, docs[paper.path][1])
     keys = {p.key: p for p in corpus.papers}
     for audit in corpus.audits:
-        yield from _check_audit(audit, keys.get(audit.key), docs[audit.path])
+        yield from _check_audit(audit, keys.get(audit.key), docs[audit.path][1])
 
 
-def _at(doc: Document, shown: str, path: tuple[str | int, ...], message: str,
-        severity: Severity = Severity.ERROR) -> Problem:
+def _at(
+    doc: Document, shown: str, path: tuple[str | int, ...], message: str, severity: Severity = Severity.ERROR
+) -> Problem:
     mark = doc.mark(path)
     return Problem(shown, mark.line, mark.column, ".".join(map(str, path)), message, severity)
 
@@ -43,22 +53,29 @@ def _stem(shown: str) -> str:
     return name[:-5] if name.endswith(".yaml") else name
 
 
-def _check_names(corpus: Corpus, docs: dict[str, Document]) -> Iterator[Problem]:
-    records: list[tuple[str, str, str]] = [
-        *(("key", p.key, p.path) for p in corpus.papers),
-        *(("id", e.id, e.path) for e in corpus.exclusions),
-        *(("key", a.key, a.path) for a in corpus.audits),
-    ]
+_NAME_FIELD = {"paper": "key", "exclusion": "id", "audit": "key"}
+# A name that breaks its pattern is reported by the spec; suggesting it as a file name would mislead.
+_NAME_PATTERN = {"paper": KEY_PATTERN, "exclusion": EXCLUSION_ID_PATTERN, "audit": KEY_PATTERN}
+
+
+def _check_names(docs: dict[str, tuple[str, Document]]) -> Iterator[Problem]:
     first: dict[tuple[str, str], str] = {}
-    for field, name, shown in records:
-        doc = docs[shown]
-        if _stem(shown) != name:
-            yield _at(doc, shown, (field,), f"{field} must equal the file name: rename the file to {name}.yaml or set {field}: {_stem(shown)}")
-        folder = shown.replace("\\", "/").rsplit("/", 2)[-2] if "/" in shown.replace("\\", "/") else ""
-        if (folder, name) in first:
-            yield _at(doc, shown, (field,), f"{field} '{name}' is already used by {first[(folder, name)]}")
+    for shown, (kind, doc) in docs.items():
+        field = _NAME_FIELD[kind]
+        name = doc.data.get(field)
+        if not isinstance(name, str) or not name:
+            continue
+        if _stem(shown) != name and re.match(_NAME_PATTERN[kind], name):
+            yield _at(
+                doc,
+                shown,
+                (field,),
+                f"{field} must equal the file name: rename the file to {name}.yaml or set {field}: {_stem(shown)}",
+            )
+        if (kind, name) in first:
+            yield _at(doc, shown, (field,), f"{field} '{name}' is already used by {first[(kind, name)]}")
         else:
-            first[(folder, name)] = shown
+            first[(kind, name)] = shown
 
 
 def identifiers(url: str) -> list[str]:
@@ -77,42 +94,57 @@ def identifiers(url: str) -> list[str]:
     return out
 
 
-def _paper_ids(paper: Paper) -> Iterator[tuple[str, tuple[str | int, ...]]]:
-    if paper.arxiv:
-        yield f"arXiv {_VERSION.sub('', paper.arxiv)}", ("arxiv",)
-    if paper.doi:
-        yield f"DOI {paper.doi.lower()}", ("doi",)
-    for i, url in enumerate(paper.urls):
-        where: tuple[str | int, ...] = ("url",) if i == 0 else ("more_urls", i - 1)
-        for ident in identifiers(url):
-            yield ident, where
+def _str(data: dict[str, Any], field: str) -> str | None:
+    value = data.get(field)
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def _exclusion_ids(exc: Exclusion) -> Iterator[tuple[str, tuple[str | int, ...]]]:
-    scheme, _, rest = exc.identifier.partition(":")
-    if rest and scheme.lower() == "arxiv":
-        yield f"arXiv {_VERSION.sub('', rest.strip())}", ("identifier",)
-    elif rest and scheme.lower() == "doi":
-        yield f"DOI {rest.strip().lower()}", ("identifier",)
-    for ident in identifiers(exc.url):
-        yield ident, ("url",)
+def _record_ids(kind: str, data: dict[str, Any]) -> Iterator[tuple[str, tuple[str | int, ...]]]:
+    """(identity, field path) for every identifier a raw record states."""
+    if kind == "paper":
+        arxiv = _str(data, "arxiv")
+        if arxiv:
+            yield f"arXiv {_VERSION.sub('', arxiv)}", ("arxiv",)
+        doi = _str(data, "doi")
+        if doi:
+            yield f"DOI {doi.lower()}", ("doi",)
+    elif kind == "exclusion":
+        scheme, _, rest = (_str(data, "identifier") or "").partition(":")
+        if rest and scheme.lower() == "arxiv":
+            yield f"arXiv {_VERSION.sub('', rest.strip())}", ("identifier",)
+        elif rest and scheme.lower() == "doi":
+            yield f"DOI {rest.strip().lower()}", ("identifier",)
+    else:
+        return
+    urls: list[tuple[str, tuple[str | int, ...]]] = []
+    url = _str(data, "url")
+    if url:
+        urls.append((url, ("url",)))
+    more = data.get("more_urls") if kind == "paper" else None
+    if isinstance(more, list):
+        urls += [(u, ("more_urls", i)) for i, u in enumerate(more) if isinstance(u, str)]
+    for value, where in urls:
+        if value.startswith(("http://", "https://")):
+            for ident in identifiers(value):
+                yield ident, where
 
 
-def _check_identifiers(corpus: Corpus, docs: dict[str, Document]) -> Iterator[Problem]:
-    owner: dict[str, str] = {}
-    named = [(p.path, f"paper '{p.key}'", _paper_ids(p)) for p in corpus.papers]
-    named += [(e.path, f"exclusion {e.id}", _exclusion_ids(e)) for e in corpus.exclusions]
-    for shown, name, ids in named:
+def _check_identifiers(docs: dict[str, tuple[str, Document]]) -> Iterator[Problem]:
+    owner: dict[str, tuple[str, str]] = {}
+    for shown, (kind, doc) in docs.items():
+        name = doc.data.get(_NAME_FIELD[kind])
+        label = f"{'exclusion' if kind == 'exclusion' else 'paper'} {name!r}" if isinstance(name, str) else shown
         mine: set[str] = set()
-        for ident, where in ids:
+        for ident, where in _record_ids(kind, doc.data):
             if ident in mine:
                 continue
             mine.add(ident)
-            if ident in owner and owner[ident] != name:
-                hint = " (a paper cannot be both retained and excluded)" if ("exclusion" in owner[ident]) != ("exclusion" in name) else ""
-                yield _at(docs[shown], shown, where, f"{ident} is already used by {owner[ident]}{hint}")
+            if ident in owner:
+                other_kind, other = owner[ident]
+                hint = " (a paper cannot be both retained and excluded)" if other_kind != kind else ""
+                yield _at(doc, shown, where, f"{ident} is already used by {other}{hint}")
             else:
-                owner.setdefault(ident, name)
+                owner[ident] = (kind, label)
 
 
 def _check_paper(paper: Paper, corpus: Corpus, doc: Document) -> Iterator[Problem]:
@@ -123,33 +155,55 @@ def _check_paper(paper: Paper, corpus: Corpus, doc: Document) -> Iterator[Proble
     if paper.strict_credit and paper.credit_unit == v.NA:
         yield _at(doc, shown, ("strict_credit",), "strict_credit must be false when credit_unit is 'NA'")
     if paper.subdecisions is None and paper.category in corpus.taxonomy.subdecisions_required_for:
-        yield _at(doc, shown, (v.CATEGORY,),
-                  f"entries of category '{paper.category}' must code subdecisions (O1-O5); write 'subdecisions: {{}}' when none applies")
+        yield _at(
+            doc,
+            shown,
+            (v.CATEGORY,),
+            f"entries of category '{paper.category}' must code subdecisions (O1-O5); write 'subdecisions: {{}}' when none applies",
+        )
     yield from _check_conventions(paper, corpus, doc)
 
 
 def _broken_conventions(paper: Paper) -> Iterator[tuple[str, tuple[str | int, ...], str]]:
     """(convention id, field path, message) for every convention *paper* breaks."""
     if (paper.category == v.INDUSTRY) != (paper.role == v.CASE):
-        yield "industry_is_case", (v.ROLE,), (
-            f"role is '{paper.role}' for category '{paper.category}'; industry entries are 'case' and only they are")
+        yield (
+            "industry_is_case",
+            (v.ROLE,),
+            (f"role is '{paper.role}' for category '{paper.category}'; industry entries are 'case' and only they are"),
+        )
     if paper.rl == v.RL_NO and paper.reward_type != v.NA:
-        yield "no_rl_no_reward", (v.REWARD_TYPE,), (
-            f"reward_type is '{paper.reward_type}' although rl is '{v.RL_NO}'; entries without RL usually have 'NA'")
+        yield (
+            "no_rl_no_reward",
+            (v.REWARD_TYPE,),
+            (f"reward_type is '{paper.reward_type}' although rl is '{v.RL_NO}'; entries without RL usually have 'NA'"),
+        )
     if paper.rl == v.RL_NO and paper.credit_unit != v.NA:
-        yield "no_rl_no_credit", (v.CREDIT_UNIT,), (
-            f"credit_unit is '{paper.credit_unit}' although rl is '{v.RL_NO}'; entries without RL usually have 'NA'")
+        yield (
+            "no_rl_no_credit",
+            (v.CREDIT_UNIT,),
+            (f"credit_unit is '{paper.credit_unit}' although rl is '{v.RL_NO}'; entries without RL usually have 'NA'"),
+        )
     if paper.category in v.NO_TEAM_CATEGORIES and (paper.topology != v.NA or paper.credit_unit != v.NA):
-        yield "no_team_for_benchmarks_and_surveys", (v.TOPOLOGY,), (
-            f"a {paper.category} usually has topology and credit_unit 'NA'")
+        yield (
+            "no_team_for_benchmarks_and_surveys",
+            (v.TOPOLOGY,),
+            (f"a {paper.category} usually has topology and credit_unit 'NA'"),
+        )
     if paper.arxiv and re.match(r"\d{4}\.", paper.arxiv) and paper.year < 2000 + int(paper.arxiv[:2]):
-        yield "year_not_before_arxiv", ("year",), (
-            f"year {paper.year} is earlier than the arXiv id {paper.arxiv} (20{paper.arxiv[:2]})")
+        yield (
+            "year_not_before_arxiv",
+            ("year",),
+            (f"year {paper.year} is earlier than the arXiv id {paper.arxiv} (20{paper.arxiv[:2]})"),
+        )
     if paper.rl == v.RL_NO:
         for o, sub in (paper.subdecisions or {}).items():
             if sub.code == v.LEARNED:
-                yield "learned_needs_rl", ("subdecisions", o, "code"), (
-                    f"{o} is coded '{v.LEARNED}' but rl is '{v.RL_NO}'")
+                yield (
+                    "learned_needs_rl",
+                    ("subdecisions", o, "code"),
+                    (f"{o} is coded '{v.LEARNED}' but rl is '{v.RL_NO}'"),
+                )
 
 
 def _check_conventions(paper: Paper, corpus: Corpus, doc: Document) -> Iterator[Problem]:
@@ -160,12 +214,22 @@ def _check_conventions(paper: Paper, corpus: Corpus, doc: Document) -> Iterator[
             continue
         fired.add(conv_id)
         if conv_id not in paper.exceptions:
-            yield _at(doc, shown, where, f"{message} [{conv_id}; if intended, explain it under exceptions: {conv_id}]",
-                      Severity.WARNING)
+            yield _at(
+                doc,
+                shown,
+                where,
+                f"{message} [{conv_id}; if intended, explain it under exceptions: {conv_id}]",
+                Severity.WARNING,
+            )
     for conv_id in paper.exceptions:
         if conv_id not in fired:
-            yield _at(doc, shown, ("exceptions", conv_id),
-                      f"exception for '{conv_id}' is not needed: the entry follows that convention", Severity.WARNING)
+            yield _at(
+                doc,
+                shown,
+                ("exceptions", conv_id),
+                f"exception for '{conv_id}' is not needed: the entry follows that convention",
+                Severity.WARNING,
+            )
 
 
 def _check_audit(audit: Audit, paper: Paper | None, doc: Document) -> Iterator[Problem]:
@@ -175,16 +239,26 @@ def _check_audit(audit: Audit, paper: Paper | None, doc: Document) -> Iterator[P
         return
     differing = audit.differing()
     if audit.verdict in v.AGREE_VERDICTS and differing:
-        yield _at(doc, shown, ("verdict",),
-                  f"verdict '{audit.verdict}' contradicts the readings, which differ on {', '.join(differing)}")
+        yield _at(
+            doc,
+            shown,
+            ("verdict",),
+            f"verdict '{audit.verdict}' contradicts the readings, which differ on {', '.join(differing)}",
+        )
     elif audit.verdict not in v.AGREE_VERDICTS:
         wanted = [v.DISAGREE_VERDICT[f] for f in differing]
         if audit.verdict not in wanted:
             fix = f"one of {', '.join(wanted)}" if wanted else "'agree'"
-            yield _at(doc, shown, ("verdict",),
-                      f"verdict '{audit.verdict}' does not match the readings; it must be {fix}")
+            yield _at(
+                doc, shown, ("verdict",), f"verdict '{audit.verdict}' does not match the readings; it must be {fix}"
+            )
     for name in v.AUDITED_TAGS:
         if audit.first_reading[name] != paper.tag(name):
-            yield _at(doc, shown, ("first_reading", name),
-                      f"the audited first reading '{audit.first_reading[name]}' differs from the paper's current "
-                      f"'{paper.tag(name)}'; re-audit the row or record why the tag changed", Severity.WARNING)
+            yield _at(
+                doc,
+                shown,
+                ("first_reading", name),
+                f"the audited first reading '{audit.first_reading[name]}' differs from the paper's current "
+                f"'{paper.tag(name)}'; re-audit the row or record why the tag changed",
+                Severity.WARNING,
+            )

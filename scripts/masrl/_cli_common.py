@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+
 import click
 
 from masrl._problems import Problem, summary_line
-from masrl._records import Loaded, find_root, load_corpus
+from masrl._records import Loaded, load_corpus
 from masrl._vocab import TaxonomyError
 
 

@@ -16,13 +16,35 @@ from typing import Any
 from masrl._records import Corpus, Exclusion, Paper
 
 PAPER_COLUMNS = (
-    "key", "title", "first_author", "affiliation", "year", "arxiv_id", "venue", "url", "category",
-    "is_rl", "reward_type", "credit_granularity", "orchestration_form", "scenario", "is_core",
-    "one_liner", "verified", "notes",
+    "key",
+    "title",
+    "first_author",
+    "affiliation",
+    "year",
+    "arxiv_id",
+    "venue",
+    "url",
+    "category",
+    "is_rl",
+    "reward_type",
+    "credit_granularity",
+    "orchestration_form",
+    "scenario",
+    "is_core",
+    "one_liner",
+    "verified",
+    "notes",
 )
 EXCLUSION_COLUMNS = (
-    "record_id", "source", "query_family", "screening_label", "identifier", "url", "date_screened",
-    "stage", "exclusion_reason",
+    "record_id",
+    "source",
+    "query_family",
+    "screening_label",
+    "identifier",
+    "url",
+    "date_screened",
+    "stage",
+    "exclusion_reason",
 )
 URL_SEPARATOR = " ; "  # how the reference joins several links in one cell
 
@@ -90,16 +112,34 @@ def exclusions_csv(corpus: Corpus) -> str:
 def paper_dict(p: Paper) -> dict[str, Any]:
     """A paper as plain JSON-ready data, with the derived reward family."""
     out: dict[str, Any] = {
-        "key": p.key, "title": p.title, "authors": list(p.authors), "et_al": p.et_al,
-        "affiliation": p.affiliation, "year": p.year, "arxiv": p.arxiv, "doi": p.doi, "venue": p.venue,
-        "urls": list(p.urls), "entry_type": p.entry_type, "bibtex": dict(p.bibtex),
-        "category": p.category, "rl": p.rl, "reward_type": p.reward_type,
-        "credit_unit": p.credit_unit, "topology": p.topology, "scenario": p.scenario, "role": p.role,
-        "verified": p.verified, "evidence_kind": p.evidence_kind, "strict_credit": p.strict_credit,
-        "subdecisions": None if p.subdecisions is None else {
-            o: {"code": s.code, "basis": s.basis, "evidence": s.evidence} for o, s in p.subdecisions.items()
-        },
-        "summary": p.summary, "notes": p.notes, "exceptions": dict(p.exceptions),
+        "key": p.key,
+        "title": p.title,
+        "authors": list(p.authors),
+        "et_al": p.et_al,
+        "affiliation": p.affiliation,
+        "year": p.year,
+        "arxiv": p.arxiv,
+        "doi": p.doi,
+        "venue": p.venue,
+        "urls": list(p.urls),
+        "entry_type": p.entry_type,
+        "bibtex": dict(p.bibtex),
+        "category": p.category,
+        "rl": p.rl,
+        "reward_type": p.reward_type,
+        "credit_unit": p.credit_unit,
+        "topology": p.topology,
+        "scenario": p.scenario,
+        "role": p.role,
+        "verified": p.verified,
+        "evidence_kind": p.evidence_kind,
+        "strict_credit": p.strict_credit,
+        "subdecisions": None
+        if p.subdecisions is None
+        else {o: {"code": s.code, "basis": s.basis, "evidence": s.evidence} for o, s in p.subdecisions.items()},
+        "summary": p.summary,
+        "notes": p.notes,
+        "exceptions": dict(p.exceptions),
     }
     return out
 
@@ -110,14 +150,29 @@ def corpus_json(corpus: Corpus) -> str:
     data = {
         "papers": [dict(paper_dict(p), reward_family=tax.family_of(p.reward_type)) for p in corpus.papers],
         "exclusions": [
-            {"id": e.id, "source": e.source, "query_family": e.query_family, "label": e.label,
-             "identifier": e.identifier, "url": e.url, "date_screened": e.date_screened,
-             "stage": e.stage, "reasons": list(e.reasons), "note": e.note}
+            {
+                "id": e.id,
+                "source": e.source,
+                "query_family": e.query_family,
+                "label": e.label,
+                "identifier": e.identifier,
+                "url": e.url,
+                "date_screened": e.date_screened,
+                "stage": e.stage,
+                "reasons": list(e.reasons),
+                "note": e.note,
+            }
             for e in corpus.exclusions
         ],
         "audits": [
-            {"key": a.key, "first_reading": dict(a.first_reading), "second_reading": dict(a.second_reading),
-             "strict_credit": a.strict_credit, "verdict": a.verdict, "note": a.note}
+            {
+                "key": a.key,
+                "first_reading": dict(a.first_reading),
+                "second_reading": dict(a.second_reading),
+                "strict_credit": a.strict_credit,
+                "verdict": a.verdict,
+                "note": a.note,
+            }
             for a in corpus.audits
         ],
     }

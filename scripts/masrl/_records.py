@@ -89,7 +89,7 @@ class Paper:
             authors=tuple(data["authors"]),
             et_al=data.get("et_al", False),
             affiliation=data["affiliation"],
-            year=data["year"],
+            year=int(data["year"]),
             arxiv=data.get("arxiv"),
             doi=data.get("doi"),
             venue=data["venue"],
@@ -107,9 +107,9 @@ class Paper:
             verified=data[v.VERIFIED],
             evidence_kind=data[v.EVIDENCE_KIND],
             strict_credit=data.get("strict_credit", False),
-            subdecisions=None if subs is None else MappingProxyType(
-                {o: SubDecision(s["code"], s["basis"], s["evidence"]) for o, s in subs.items()}
-            ),
+            subdecisions=None
+            if subs is None
+            else MappingProxyType({o: SubDecision(s["code"], s["basis"], s["evidence"]) for o, s in subs.items()}),
             summary=data["summary"],
             notes=data.get("notes"),
             exceptions=MappingProxyType(dict(data.get("exceptions", {}))),
@@ -214,7 +214,7 @@ class Loaded:
     corpus: Corpus
     problems: list[Problem] = field(default_factory=list)
     files: int = 0
-    docs: dict[str, Document] = field(default_factory=dict)
+    docs: dict[str, tuple[str, Document]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -231,7 +231,7 @@ def display_path(path: Path) -> str:
 
 def record_files(root: Path) -> list[tuple[str, Path]]:
     """Every record file under *root* as (kind, path), sorted."""
-    out = []
+    out: list[tuple[str, Path]] = []
     for folder, kind in RECORD_DIRS.items():
         base = root / folder
         if base.is_dir():
@@ -266,7 +266,7 @@ def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
         except YamlError as exc:
             loaded.problems.append(Problem(shown, exc.line, exc.column, "", exc.message))
             continue
-        loaded.docs[shown] = doc
+        loaded.docs[shown] = (kind, doc)
         problems = list(check_record(kind, doc, shown, taxonomy))
         loaded.problems.extend(problems)
         if not has_errors(problems):

@@ -26,13 +26,22 @@ from masrl._problems import Problem, did_you_mean, one_of
 from masrl._vocab import Taxonomy
 from masrl._yaml import Document
 
-KEY_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-EXCLUSION_ID_PATTERN = r"^E[0-9]{3,}$"
+# Every pattern ends in END rather than a bare "$": Python's "$" also matches before a final
+# newline, ECMA-262's does not, and the lookahead makes both engines agree.
+END = r"(?!\n)$"
+KEY_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*" + END
+EXCLUSION_ID_PATTERN = r"^E[0-9]{3,}" + END
 # New-style arXiv ids (YYMM.NNNNN, optional version) and old-style ones (archive/YYMMNNN).
-ARXIV_PATTERN = r"^([0-9]{2}(0[1-9]|1[0-2])\.[0-9]{4,5}|[a-z-]+(\.[A-Z]{2})?/[0-9]{2}(0[1-9]|1[0-2])[0-9]{3})(v[0-9]+)?$"
-DOI_PATTERN = r"^10\.[0-9]{4,9}/\S+$"
-URL_PATTERN = r"^https?://[^\s/$.?#][^\s]*$"
-DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+ARXIV_PATTERN = (
+    r"^([0-9]{2}(0[1-9]|1[0-2])\.[0-9]{4,5}|[a-z-]+(\.[A-Z]{2})?/[0-9]{2}(0[1-9]|1[0-2])[0-9]{3})(v[0-9]+)?" + END
+)
+DOI_PATTERN = r"^10\.[0-9]{4,9}/\S+" + END
+URL_PATTERN = r"^https?://[^\s/$.?#]\S*" + END
+DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}" + END
+# Text is trimmed: it starts and ends with a non-space; single-line text has no newline.
+SINGLE_LINE_PATTERN = r"^(?=\S)[^\n]*\S" + END
+MULTI_LINE_PATTERN = r"^(?=\S)[\s\S]*\S" + END
+SENTENCE_PATTERN = r"^(?=\S)[^\n]*[.!?]" + END
 MIN_YEAR = 1950
 SUMMARY_MAX = 200
 EVIDENCE_MAX = 200
@@ -93,18 +102,42 @@ _SUBDECISION = (
 )
 
 PAPER: tuple[Spec, ...] = (
-    Spec("key", "text", "Short unique id; the file is papers/<key>.yaml.", required=True,
-         pattern=KEY_PATTERN, pattern_hint="lowercase letters and digits in words joined by '-', e.g. 'm-grpo'"),
+    Spec(
+        "key",
+        "text",
+        "Short unique id; the file is papers/<key>.yaml.",
+        required=True,
+        pattern=KEY_PATTERN,
+        pattern_hint="lowercase letters and digits in words joined by '-', e.g. 'm-grpo'",
+    ),
     Spec("title", "text", "Full title as published.", required=True, max_length=TITLE_MAX),
-    Spec("authors", "text_list", "Authors as 'Last, First', in order; a team name for corporate authors.", required=True),
+    Spec(
+        "authors", "text_list", "Authors as 'Last, First', in order; a team name for corporate authors.", required=True
+    ),
     Spec("et_al", "bool", "True when the author list is truncated; citations then end with 'and others'."),
     Spec("affiliation", "text", "Affiliation of the first author, or 'unknown'.", required=True),
-    Spec("year", "int", f"Publication year ({MIN_YEAR} to next year).", required=True,
-         minimum=MIN_YEAR, maximum=next_year),
-    Spec("arxiv", "text", "arXiv identifier, quoted, e.g. \"2508.04652\".", pattern=ARXIV_PATTERN,
-         pattern_hint='an arXiv id such as "2508.04652" or "cs/0112017", quoted'),
-    Spec("doi", "text", "DOI, e.g. 10.1287/moor.27.4.819.297.", pattern=DOI_PATTERN,
-         pattern_hint="a DOI such as '10.1145/3605764.3623985'"),
+    Spec(
+        "year",
+        "int",
+        f"Publication year ({MIN_YEAR} to next year).",
+        required=True,
+        minimum=MIN_YEAR,
+        maximum=next_year,
+    ),
+    Spec(
+        "arxiv",
+        "text",
+        'arXiv identifier, quoted, e.g. "2508.04652".',
+        pattern=ARXIV_PATTERN,
+        pattern_hint='an arXiv id such as "2508.04652" or "cs/0112017", quoted',
+    ),
+    Spec(
+        "doi",
+        "text",
+        "DOI, e.g. 10.1287/moor.27.4.819.297.",
+        pattern=DOI_PATTERN,
+        pattern_hint="a DOI such as '10.1145/3605764.3623985'",
+    ),
     Spec("venue", "text", "Where it appeared: conference, journal, 'arXiv', 'Blog Post', ...", required=True),
     Spec("url", "url", "Canonical link (http or https).", required=True),
     Spec("more_urls", "url_list", "Further links to the same work."),
@@ -119,19 +152,45 @@ PAPER: tuple[Spec, ...] = (
     _tag(v.ROLE, "Weight the entry carries in the survey."),
     _tag(v.VERIFIED, "How far the metadata was checked."),
     _tag(v.EVIDENCE_KIND, "What kind of source it is."),
-    Spec("strict_credit", "bool", "True when the method computes explicit credit at its credit unit (counterfactual, Shapley, leave-one-out, per-unit advantage)."),
-    Spec("subdecisions", "keyed", "Orchestration sub-decisions O1-O5 the entry learns or designs; {} when none.",
-         vocab=v.SUBDECISION, children=_SUBDECISION),
-    Spec("summary", "text", f"One sentence in our own words, at most {SUMMARY_MAX} characters.", required=True,
-         max_length=SUMMARY_MAX, sentence=True),
-    Spec("notes", "text", f"Why the entry carries its tags, in our own words (at most {NOTE_MAX} characters).",
-         max_length=NOTE_MAX, single_line=False),
+    Spec(
+        "strict_credit",
+        "bool",
+        "True when the method computes explicit credit at its credit unit (counterfactual, Shapley, leave-one-out, per-unit advantage).",
+    ),
+    Spec(
+        "subdecisions",
+        "keyed",
+        "Orchestration sub-decisions O1-O5 the entry learns or designs; {} when none.",
+        vocab=v.SUBDECISION,
+        children=_SUBDECISION,
+    ),
+    Spec(
+        "summary",
+        "text",
+        f"One sentence in our own words, at most {SUMMARY_MAX} characters.",
+        required=True,
+        max_length=SUMMARY_MAX,
+        sentence=True,
+    ),
+    Spec(
+        "notes",
+        "text",
+        f"Why the entry carries its tags, in our own words (at most {NOTE_MAX} characters).",
+        max_length=NOTE_MAX,
+        single_line=False,
+    ),
     Spec("exceptions", "keyed", "Conventions this entry knowingly breaks, each with its reason.", vocab="convention"),
 )
 
 EXCLUSION: tuple[Spec, ...] = (
-    Spec("id", "text", "Record id; the file is exclusions/<id>.yaml.", required=True,
-         pattern=EXCLUSION_ID_PATTERN, pattern_hint="'E' followed by at least three digits, e.g. 'E033'"),
+    Spec(
+        "id",
+        "text",
+        "Record id; the file is exclusions/<id>.yaml.",
+        required=True,
+        pattern=EXCLUSION_ID_PATTERN,
+        pattern_hint="'E' followed by at least three digits, e.g. 'E033'",
+    ),
     Spec("source", "text", "Where the record was found (arXiv, OpenReview, company docs, ...).", required=True),
     Spec("query_family", "text", "The search query family that surfaced it.", required=True),
     Spec("label", "text", "Screening label: the title of the work.", required=True, max_length=TITLE_MAX),
@@ -140,21 +199,46 @@ EXCLUSION: tuple[Spec, ...] = (
     Spec("date_screened", "date", "Date screened, YYYY-MM-DD.", required=True),
     Spec("stage", "enum", "Screening stage at which it was excluded.", required=True, vocab=v.SCREENING_STAGE),
     Spec("reasons", "enum_list", "Reason codes, most important first.", required=True, vocab=v.EXCLUSION_REASON),
-    Spec("note", "text", f"One sentence in our own words on why it is out, at most {SUMMARY_MAX} characters.",
-         required=True, max_length=SUMMARY_MAX, sentence=True),
+    Spec(
+        "note",
+        "text",
+        f"One sentence in our own words on why it is out, at most {SUMMARY_MAX} characters.",
+        required=True,
+        max_length=SUMMARY_MAX,
+        sentence=True,
+    ),
 )
 
 _READING = tuple(_tag(name, f"{name} as read.") for name in v.AUDITED_TAGS)
 
 AUDIT: tuple[Spec, ...] = (
-    Spec("key", "text", "Key of the audited paper; the file is audits/<key>.yaml.", required=True,
-         pattern=KEY_PATTERN, pattern_hint="a paper key such as 'm-grpo'"),
+    Spec(
+        "key",
+        "text",
+        "Key of the audited paper; the file is audits/<key>.yaml.",
+        required=True,
+        pattern=KEY_PATTERN,
+        pattern_hint="a paper key such as 'm-grpo'",
+    ),
     Spec("first_reading", "mapping", "Tags of the original coding at audit time.", required=True, children=_READING),
-    Spec("second_reading", "mapping", "Tags of the independent second reading.", required=True,
-         children=(*_READING, Spec("strict_credit", "bool", "Second reader's strict explicit-credit flag.", required=True))),
+    Spec(
+        "second_reading",
+        "mapping",
+        "Tags of the independent second reading.",
+        required=True,
+        children=(
+            *_READING,
+            Spec("strict_credit", "bool", "Second reader's strict explicit-credit flag.", required=True),
+        ),
+    ),
     Spec("verdict", "enum", "The second reader's verdict.", required=True, vocab=v.AUDIT_VERDICT),
-    Spec("note", "text", f"Our own note on the row (at most {NOTE_MAX} characters).", max_length=NOTE_MAX,
-         single_line=False),
+    Spec(
+        "note",
+        "text",
+        f"Our own note on the row (at most {NOTE_MAX} characters).",
+        max_length=NOTE_MAX,
+        single_line=False,
+    ),
 )
 
 KINDS: dict[str, tuple[Spec, ...]] = {"paper": PAPER, "exclusion": EXCLUSION, "audit": AUDIT}
@@ -201,12 +285,12 @@ def _text(spec: Spec) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "string", "minLength": 1}
     if spec.pattern:
         out["pattern"] = spec.pattern
+    elif spec.sentence:
+        out["pattern"] = SENTENCE_PATTERN
+    else:
+        out["pattern"] = SINGLE_LINE_PATTERN if spec.single_line else MULTI_LINE_PATTERN
     if spec.max_length:
         out["maxLength"] = spec.max_length
-    if spec.single_line and not spec.pattern:
-        out["pattern"] = r"^[^\n]*\S[^\n]*$"
-    if spec.sentence:
-        out["pattern"] = r"^[^\n]*[.!?]$"
     return out
 
 
@@ -226,25 +310,39 @@ def _property(spec: Spec, taxonomy: Taxonomy) -> dict[str, Any]:
         assert spec.vocab
         out.update({"type": "array", "items": _enum(spec.vocab, taxonomy), "minItems": 1, "uniqueItems": True})
     elif kind == "text_list":
-        out.update({"type": "array", "items": {"type": "string", "minLength": 1, "pattern": r"^[^\n]*\S[^\n]*$"},
-                    "minItems": 1})
+        out.update(
+            {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1, "pattern": SINGLE_LINE_PATTERN},
+                "minItems": 1,
+            }
+        )
     elif kind == "url":
-        out.update({"type": "string", "pattern": URL_PATTERN, "format": "uri"})
+        out.update({"type": "string", "pattern": URL_PATTERN})
     elif kind == "url_list":
-        out.update({"type": "array", "items": {"type": "string", "pattern": URL_PATTERN, "format": "uri"},
-                    "minItems": 1, "uniqueItems": True})
+        out.update(
+            {"type": "array", "items": {"type": "string", "pattern": URL_PATTERN}, "minItems": 1, "uniqueItems": True}
+        )
     elif kind == "date":
         out.update({"type": "string", "pattern": DATE_PATTERN, "format": "date"})
     elif kind == "mapping":
         out.update(_object(spec.children, taxonomy))
     elif kind == "keyed":
-        keys = [c.id for c in taxonomy.conventions] if spec.vocab == "convention" else list(taxonomy.ids(spec.vocab or ""))
-        value = _object(spec.children, taxonomy) if spec.children else {"type": "string", "minLength": 1}
-        out.update({
-            "type": "object",
-            "properties": {k: value for k in keys},
-            "additionalProperties": False,
-        })
+        keys = (
+            [c.id for c in taxonomy.conventions] if spec.vocab == "convention" else list(taxonomy.ids(spec.vocab or ""))
+        )
+        value = (
+            _object(spec.children, taxonomy)
+            if spec.children
+            else {"type": "string", "minLength": 1, "pattern": SINGLE_LINE_PATTERN}
+        )
+        out.update(
+            {
+                "type": "object",
+                "properties": {k: value for k in keys},
+                "additionalProperties": False,
+            }
+        )
     else:  # pragma: no cover - a spec typo, caught by the schema tests
         raise ValueError(f"unknown kind {kind!r}")
     return out
@@ -254,12 +352,24 @@ def _property(spec: Spec, taxonomy: Taxonomy) -> dict[str, Any]:
 # Checking
 
 
-_TYPE_NAMES = {bool: "true/false", int: "a number", float: "a number", str: "text", list: "a list",
-               dict: "a mapping", type(None): "empty"}
+_TYPE_NAMES = {
+    bool: "true/false",
+    int: "a number",
+    float: "a number",
+    str: "text",
+    list: "a list",
+    dict: "a mapping",
+    type(None): "empty",
+}
 
 
 def _type_name(value: Any) -> str:
     return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def _what(value: Any) -> str:
+    """``text 'abc'``, ``a number 3``, ``empty`` — what a wrong value was, for messages."""
+    return "empty" if value is None else f"{_type_name(value)} {_show(value)}"
 
 
 def _show(value: Any) -> str:
@@ -295,7 +405,9 @@ def _check_mapping(specs: tuple[Spec, ...], data: Any, path: tuple[str | int, ..
     by_name = {s.name: s for s in specs}
     for key in data:
         if key not in by_name:
-            yield ctx.problem((*path, key), f"unknown field{did_you_mean(key, names)}; allowed fields are {', '.join(names)}")
+            yield ctx.problem(
+                (*path, key), f"unknown field{did_you_mean(key, names)}; allowed fields are {', '.join(names)}"
+            )
     for spec in specs:
         if spec.name not in data:
             if spec.required:
@@ -310,20 +422,24 @@ def _check_value(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx)
     if kind in ("text", "url", "date"):
         yield from _check_text(spec, value, path, ctx)
     elif kind == "int":
-        if type(value) is not int:
-            yield ctx.problem(path, f"{name} must be a whole number, not {_type_name(value)} {_show(value)}")
+        # JSON Schema counts 2025.0 as an integer, and so do we.
+        if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, float) and value.is_integer())):
+            yield ctx.problem(path, f"{name} must be a whole number, not {_what(value)}")
             return
         top = spec.maximum() if spec.maximum else None
         if (spec.minimum is not None and value < spec.minimum) or (top is not None and value > top):
             yield ctx.problem(path, f"{name} must lie between {spec.minimum} and {top}, not {value}")
     elif kind == "bool":
         if type(value) is not bool:
-            yield ctx.problem(path, f"{name} must be true or false, not {_type_name(value)} {_show(value)}")
+            yield ctx.problem(path, f"{name} must be true or false, not {_what(value)}")
     elif kind == "enum":
         yield from _check_enum(spec, value, path, ctx)
     elif kind in ("enum_list", "text_list", "url_list"):
-        if not isinstance(value, list) or not value:
-            yield ctx.problem(path, f"{name} must be a non-empty list, not {_type_name(value)} {_show(value)}")
+        if not isinstance(value, list):
+            yield ctx.problem(path, f"{name} must be a list, not {_what(value)}")
+            return
+        if not value:
+            yield ctx.problem(path, f"{name} must list at least one item")
             return
         item_kind = {"enum_list": "enum", "text_list": "text", "url_list": "url"}[kind]
         item = Spec(name, item_kind, spec.description, vocab=spec.vocab)
@@ -349,7 +465,7 @@ def _check_text(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx) 
         hint = ""
         if spec.pattern == ARXIV_PATTERN and isinstance(value, (int, float)):
             hint = '; quote it, e.g. arxiv: "2508.04652", or YAML reads it as a number and drops zeros'
-        yield ctx.problem(path, f"{name} must be text, not {_type_name(value)} {_show(value)}{hint}")
+        yield ctx.problem(path, f"{name} must be text, not {_what(value)}{hint}")
         return
     if not value.strip():
         yield ctx.problem(path, f"{name} must not be empty")
@@ -392,14 +508,14 @@ def _check_enum(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx) 
     elif isinstance(value, str):
         shown, hint = repr(value), did_you_mean(value, allowed)
     else:
-        shown, hint = f"{_type_name(value)} {_show(value)}", ""
+        shown, hint = f"{_what(value)}", ""
     yield ctx.problem(path, f"{spec.name} must be one of {one_of(allowed)}, not {shown}{hint}")
 
 
 def _check_keyed(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx) -> Iterator[Problem]:
     name = spec.name
     if not isinstance(value, dict):
-        yield ctx.problem(path, f"{name} must be a mapping, not {_type_name(value)} {_show(value)}")
+        yield ctx.problem(path, f"{name} must be a mapping, not {_what(value)}")
         return
     if spec.vocab == "convention":
         allowed = tuple(c.id for c in ctx.taxonomy.conventions)
@@ -412,7 +528,9 @@ def _check_keyed(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx)
             continue
         if spec.children:
             if not isinstance(item, dict):
-                yield ctx.problem(where, f"{name}.{key} must be a mapping with {', '.join(c.name for c in spec.children)}")
+                yield ctx.problem(
+                    where, f"{name}.{key} must be a mapping with {', '.join(c.name for c in spec.children)}"
+                )
                 continue
             yield from _check_mapping(spec.children, item, where, ctx)
         else:

@@ -260,9 +260,7 @@ def _build(data: dict[str, Any]) -> Taxonomy:
             name=name,
             label=spec["label"],
             description=" ".join(spec["description"].split()),
-            values=tuple(
-                Value(v["id"], v["label"], v["definition"], v.get("family")) for v in spec["values"]
-            ),
+            values=tuple(Value(v["id"], v["label"], v["definition"], v.get("family")) for v in spec["values"]),
             derived_from=spec.get("derived_from"),
         )
         for name, spec in data["fields"].items()

@@ -67,10 +67,10 @@ class YamlError(Exception):
         self.column = column
 
 
-class _Loader(yaml.CSafeLoader):  # type: ignore[misc]
+class _Loader(yaml.CSafeLoader):
     # No implicit resolvers: every plain scalar arrives tagged str and is resolved below with
     # the YAML 1.2 core schema instead of PyYAML's YAML 1.1 rules.
-    yaml_implicit_resolvers: dict[str, Any] = {}
+    yaml_implicit_resolvers = {}  # noqa: RUF012
 
 
 @dataclass
@@ -103,9 +103,7 @@ def read_text(path: Path, max_bytes: int = MAX_BYTES) -> str:
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise YamlError(
-            f"file must be UTF-8: byte 0x{raw[exc.start]:02x} is not valid UTF-8", line, column
-        ) from None
+        raise YamlError(f"file must be UTF-8: byte 0x{raw[exc.start]:02x} is not valid UTF-8", line, column) from None
 
 
 def load_path(path: Path, max_bytes: int = MAX_BYTES) -> Document:
@@ -121,7 +119,7 @@ def load_text(text: str) -> Document:
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
-        raise _syntax_error(exc) from None
+        raise _syntax_error(exc, text) from None
     except yaml.YAMLError as exc:  # reader errors carry no mark
         raise YamlError(f"YAML syntax error: {exc}") from None
     finally:
@@ -140,12 +138,13 @@ def _pos(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
-def _syntax_error(exc: yaml.MarkedYAMLError) -> YamlError:
+def _syntax_error(exc: yaml.MarkedYAMLError, text: str) -> YamlError:
     mark = exc.problem_mark or exc.context_mark
     line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
     problem = exc.problem or "syntax error"
-    if "'\\t'" in problem or "\t" in problem:
-        return YamlError("tab character found; indent YAML with spaces only", line, column)
+    lines = text.splitlines()
+    if 0 < line <= len(lines) and "\t" in lines[line - 1][:column]:
+        return YamlError("tab character found; indent YAML with spaces only", line, lines[line - 1].index("\t") + 1)
     if "expected a single document" in (exc.context or "") + problem:
         return YamlError("file holds more than one YAML document ('---'); a record is one mapping", line, column)
     if "nesting depth" in problem:

@@ -20,8 +20,12 @@ def _emit(text: str, output: Path | None) -> None:
         click.echo(f"wrote {output}", err=True)
 
 
-_output = click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
-                       help="Write to this file instead of standard output.")
+_output = click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to this file instead of standard output.",
+)
 
 
 @click.group(name="export")

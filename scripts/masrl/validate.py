@@ -7,8 +7,7 @@ from pathlib import Path
 import click
 
 from masrl._cli_common import ReportedFailure, report, root_of
-from masrl._problems import has_errors
-from masrl._problems import Problem
+from masrl._problems import Problem, has_errors
 from masrl._records import display_path, kind_of, load_corpus
 from masrl._vocab import TaxonomyError
 
@@ -23,18 +22,14 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
     extra = []
     wanted: set[str] = set()
     for path in paths:
-        files = sorted(path.rglob("*.yaml")) if path.is_dir() else [path]
-        for file in files:
+        for file in sorted(path.rglob("*.yaml")) if path.is_dir() else [path]:
             kind = kind_of(file) or "paper"
             extra.append((kind, file))
             wanted.add(display_path(file))
     loaded = load_corpus(root, extra)
-    problems = loaded.problems
-    files = loaded.files
-    if paths:
-        problems = [p for p in problems if p.path in wanted]
-        files = len(wanted)
-    return problems, files
+    if not paths:
+        return loaded.problems, loaded.files
+    return [p for p in loaded.problems if p.path in wanted], len(wanted)
 
 
 @click.command(name="validate")

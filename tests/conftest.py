@@ -1,0 +1,134 @@
+"""Shared fixtures: a small throw-away corpus built from the real taxonomy."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+# A minimal valid paper, as YAML text, one field per line so cases can swap single lines.
+PAPER_TEXT = """\
+# yaml-language-server: $schema=../schemas/paper.schema.json
+key: x
+title: A study of teams
+authors:
+  - Doe, Jane
+affiliation: Somewhere University
+year: 2025
+arxiv: "2501.00001"
+venue: arXiv
+url: https://arxiv.org/abs/2501.00001
+entry_type: article
+category: rl_method
+rl: "yes"
+reward_type: shared
+credit_unit: agent
+topology: centralized
+scenario: general
+role: core
+verified: "yes"
+evidence_kind: paper
+subdecisions: {}
+summary: Trains a team of agents on a shared reward.
+"""
+
+EXCLUSION_TEXT = """\
+# yaml-language-server: $schema=../schemas/exclusion.schema.json
+id: E001
+source: arXiv
+query_family: multi-agent LLM
+label: A prompted debate paper
+identifier: arXiv:2305.00001
+url: https://arxiv.org/abs/2305.00001
+date_screened: "2026-04-26"
+stage: abstract_screen
+reasons:
+  - no_rl
+note: Prompted agents only; nothing is trained.
+"""
+
+AUDIT_TEXT = """\
+# yaml-language-server: $schema=../schemas/audit.schema.json
+key: x
+first_reading:
+  category: rl_method
+  rl: "yes"
+  reward_type: shared
+  credit_unit: agent
+  topology: centralized
+second_reading:
+  category: rl_method
+  rl: "yes"
+  reward_type: shared
+  credit_unit: agent
+  topology: centralized
+  strict_credit: false
+verdict: agree
+"""
+
+
+def replace_line(text: str, field: str, new: str | None) -> str:
+    """Swap the line that sets top-level *field* for *new* (None deletes it)."""
+    out = []
+    found = False
+    for line in text.splitlines(keepends=True):
+        if line.startswith(f"{field}:"):
+            found = True
+            if new is not None:
+                out.append(new if new.endswith("\n") else new + "\n")
+        else:
+            out.append(line)
+    assert found, field
+    return "".join(out)
+
+
+class Corpus:
+    """A temporary corpus folder with helpers to write records."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def write(self, rel: str, content: str | bytes) -> Path:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        return path
+
+    def paper(self, key: str = "x", text: str = PAPER_TEXT, **fields: Any) -> Path:
+        text = text.replace("key: x\n", f"key: {key}\n") if key != "x" else text
+        for field, line in fields.items():
+            text = replace_line(text, field, line)
+        return self.write(f"papers/{key}.yaml", text)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Corpus:
+    """An empty corpus (taxonomy only) as the working directory."""
+    root = tmp_path / "corpus"
+    root.mkdir()
+    shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("MASRL_ROOT", raising=False)
+    return Corpus(root)
+
+
+@pytest.fixture
+def run_cli() -> Callable[..., Any]:
+    """Run `masrl ARGS` in-process with click's runner; returns the result."""
+    from click.testing import CliRunner
+
+    from masrl.cli import cli
+
+    def run(*args: str, input: str | None = None, catch: bool = True) -> Any:
+        return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=catch)
+
+    return run

@@ -1,0 +1,93 @@
+"""Exports: the CSV reproduces every published fact; the JSON and CSV read back to the records."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from conftest import FIXTURES, REPO
+from masrl._export import EXCLUSION_COLUMNS, PAPER_COLUMNS, exclusions_csv, papers_csv, parse_exclusion_reason
+from masrl._records import load_corpus
+
+CORPUS = load_corpus(REPO).corpus
+
+
+def _rows(text: str, key: str) -> dict[str, dict[str, str]]:
+    return {row[key]: row for row in csv.DictReader(io.StringIO(text))}
+
+
+def test_papers_csv_has_the_reference_header() -> None:
+    assert papers_csv(CORPUS).splitlines()[0].split(",") == list(PAPER_COLUMNS)
+    assert exclusions_csv(CORPUS).splitlines()[0].split(",") == list(EXCLUSION_COLUMNS)
+
+
+def test_papers_csv_round_trips_every_reference_fact() -> None:
+    reference = _rows((FIXTURES / "reference" / "papers_facts.csv").read_text(encoding="utf-8"), "key")
+    ours = _rows(papers_csv(CORPUS), "key")
+    assert set(ours) == set(reference)
+    for key, row in reference.items():
+        for column, value in row.items():
+            assert ours[key][column] == value, (key, column)
+
+
+def test_exclusions_csv_round_trips_every_reference_fact() -> None:
+    reference = _rows((FIXTURES / "reference" / "excluded_facts.csv").read_text(encoding="utf-8"), "record_id")
+    ours = _rows(exclusions_csv(CORPUS), "record_id")
+    assert set(ours) == set(reference)
+    for rid, row in reference.items():
+        for column, value in row.items():
+            assert ours[rid][column] == value, (rid, column)
+
+
+def test_exclusion_reason_cell_reads_back_to_codes_and_note() -> None:
+    ours = _rows(exclusions_csv(CORPUS), "record_id")
+    for exclusion in CORPUS.exclusions:
+        assert parse_exclusion_reason(ours[exclusion.id]["exclusion_reason"]) == (exclusion.reasons, exclusion.note)
+
+
+def test_our_prose_is_in_the_prose_columns() -> None:
+    ours = _rows(papers_csv(CORPUS), "key")
+    for paper in CORPUS.papers:
+        assert ours[paper.key]["one_liner"] == paper.summary
+
+
+def test_audits_carry_the_spot_check_exactly() -> None:
+    names = {
+        "category": "category",
+        "rl": "is_rl",
+        "reward_type": "reward_type",
+        "credit_unit": "credit_granularity",
+        "topology": "orchestration_form",
+    }
+    rows = list(csv.DictReader(io.StringIO((FIXTURES / "reference" / "spotcheck_facts.csv").read_text("utf-8"))))
+    audits = {a.key: a for a in CORPUS.audits}
+    assert set(audits) == {r["key"] for r in rows}
+    for row in rows:
+        audit = audits[row["key"]]
+        for ours, theirs in names.items():
+            assert audit.first_reading[ours] == row[f"orig_{theirs}"]
+            assert audit.second_reading[ours] == row[f"ann_{theirs}"]
+        assert audit.strict_credit == (row["strict_explicit_credit"] == "yes")
+        assert audit.verdict == row["agreement_note"]
+
+
+def test_cli_csv_to_file_and_stdout(run_cli: Any, tmp_path: Any, monkeypatch: Any) -> None:
+    monkeypatch.chdir(REPO)
+    out = tmp_path / "papers.csv"
+    result = run_cli("export", "csv", "-o", str(out))
+    assert result.exit_code == 0
+    assert out.read_text(encoding="utf-8") == papers_csv(CORPUS) == run_cli("export", "csv").stdout
+
+
+def test_json_export_reads_back(run_cli: Any, monkeypatch: Any) -> None:
+    monkeypatch.chdir(REPO)
+    data = json.loads(run_cli("export", "json").stdout)
+    assert [p["key"] for p in data["papers"]] == [p.key for p in CORPUS.papers]
+    assert len(data["exclusions"]) == 32
+    assert len(data["audits"]) == 32
+    c3 = next(p for p in data["papers"] if p["key"] == "c3")
+    assert c3["reward_family"] == "R1"
+    assert c3["credit_unit"] == "message"
+    assert c3["strict_credit"] is True

@@ -1,0 +1,153 @@
+"""The record specs, their JSON Schemas, and the proof that both accept the same records."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import REPO
+from masrl._records import record_files
+from masrl._schema import KINDS, check_record, json_schema, next_year
+from masrl._vocab import load_taxonomy
+from masrl._yaml import Document, load_path
+from masrl.schema import render_schemas
+
+TAXONOMY = load_taxonomy(REPO)
+VALIDATORS = {
+    kind: jsonschema.Draft202012Validator(
+        json_schema(kind, TAXONOMY), format_checker=jsonschema.FormatChecker(formats=["date"])
+    )
+    for kind in KINDS
+}
+REAL = [(kind, load_path(path).data) for kind, path in record_files(REPO)]
+SEEDS = {kind: [data for k, data in REAL if k == kind] for kind in KINDS}
+
+
+def test_schemas_are_valid_2020_12() -> None:
+    for kind in KINDS:
+        jsonschema.Draft202012Validator.check_schema(json_schema(kind, TAXONOMY))
+
+
+def test_schema_files_are_current() -> None:
+    for rel, text in render_schemas(TAXONOMY).items():
+        assert (REPO / rel).read_text(encoding="utf-8") == text, f"{rel} is stale: run masrl schema"
+
+
+@pytest.mark.parametrize(("kind", "data"), REAL, ids=[f"{k}:{d.get('key', d.get('id'))}" for k, d in REAL])
+def test_every_record_matches_its_published_schema(kind: str, data: dict[str, Any]) -> None:
+    VALIDATORS[kind].validate(data)
+    assert not list(check_record(kind, Document(data, {}), "r.yaml", TAXONOMY))
+
+
+def test_every_record_file_points_editors_at_its_schema() -> None:
+    for kind, path in record_files(REPO):
+        first = path.read_text(encoding="utf-8").splitlines()[0]
+        assert first == f"# yaml-language-server: $schema=../schemas/{kind}.schema.json", path
+
+
+# -- Property: random mutations are either accepted or cleanly rejected, and the spec agrees with
+#    the JSON Schema on which. The year's upper bound and future dates are the known exceptions
+#    (they move with the calendar), so mutations that hit them are set aside.
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.floats(allow_nan=False) | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _vocab_words(kind: str) -> list[str]:
+    words: list[str] = []
+    for field in TAXONOMY.fields.values():
+        words.extend(field.ids)
+    return words
+
+
+def _paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix] if prefix else []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            out.extend(_paths(value, (*prefix, key)))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            out.extend(_paths(value, (*prefix, i)))
+    return out
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> tuple[str, Any]:
+    kind = draw(st.sampled_from(sorted(KINDS)))
+    data = copy.deepcopy(draw(st.sampled_from(SEEDS[kind])))
+    for _ in range(draw(st.integers(1, 3))):
+        paths = _paths(data)
+        action = draw(st.sampled_from(["set", "delete", "add", "word", "text"]))
+        if action == "add" or not paths:
+            target = data
+            if paths and draw(st.booleans()):
+                parent = draw(st.sampled_from(paths))
+                candidate = _get(data, parent)
+                target = candidate if isinstance(candidate, dict) else data
+            target[draw(st.text(min_size=1, max_size=10))] = draw(json_values)
+            continue
+        path = draw(st.sampled_from(paths))
+        parent, last = _get(data, path[:-1]), path[-1]
+        if action == "delete":
+            del parent[last]
+        elif action == "word":
+            parent[last] = draw(st.sampled_from(_vocab_words(kind)))
+        elif action == "text":
+            parent[last] = draw(st.text(max_size=250))
+        else:
+            parent[last] = draw(json_values)
+    return kind, data
+
+
+def _get(data: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        data = data[part]
+    return data
+
+
+def _calendar_exception(data: Any) -> bool:
+    if not isinstance(data, dict):
+        return False
+    year = data.get("year")
+    if isinstance(year, (int, float)) and not isinstance(year, bool) and year > next_year():
+        return True
+    day = data.get("date_screened")
+    if isinstance(day, str):
+        try:
+            return dt.date.fromisoformat(day) > dt.date.today()
+        except ValueError:
+            return False
+    return False
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated())
+def test_spec_and_schema_agree_on_mutated_records(case: tuple[str, Any]) -> None:
+    kind, data = case
+    if _calendar_exception(data):
+        return
+    problems = list(check_record(kind, Document(data, {}), "r.yaml", TAXONOMY))
+    for problem in problems:
+        assert problem.message
+        assert problem.line >= 1
+    schema_ok = VALIDATORS[kind].is_valid(data)
+    assert (not problems) == schema_ok, (problems, list(VALIDATORS[kind].iter_errors(data))[:3])
+
+
+def test_schema_directory_holds_only_generated_files() -> None:
+    generated = set(render_schemas(TAXONOMY))
+    on_disk = {f"schemas/{p.name}" for p in (REPO / "schemas").glob("*.json")}
+    assert on_disk - generated <= {"schemas/trace.schema.json"}
+    for rel in generated:
+        json.loads(Path(REPO / rel).read_text(encoding="utf-8"))
