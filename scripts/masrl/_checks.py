@@ -14,8 +14,9 @@ from urllib.parse import urlsplit
 
 from masrl import _vocab as v
 from masrl._problems import Problem, Severity
-from masrl._records import Audit, Corpus, Paper
+from masrl._records import Audit, Corpus, Exclusion, Handle, Paper
 from masrl._schema import EXCLUSION_ID_PATTERN, KEY_PATTERN
+from masrl._vocab import Taxonomy
 from masrl._yaml import Document
 
 _ARXIV_URL = re.compile(
@@ -25,20 +26,27 @@ _DOI_URL = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.[^\s]+)$", re.I)
 _VERSION = re.compile(r"v\d+$")
 
 
-def cross_check(corpus: Corpus, docs: dict[str, tuple[str, Document]]) -> Iterator[Problem]:
-    """Every cross-field and cross-record problem.
+def record_check(record: Paper | Audit | Exclusion, doc: Document, taxonomy: Taxonomy) -> Iterator[Problem]:
+    """Rules across the fields of one valid record (run where the record was parsed)."""
+    if isinstance(record, Paper):
+        yield from _check_paper(record, taxonomy, doc)
+    elif isinstance(record, Audit):
+        yield from _check_verdict(record, doc)
 
-    *docs* maps each file shown to (kind, parsed document). Names and identifiers are compared on
-    every parsed record, even one with other errors, so a duplicate is reported in the same run;
-    the rules that need valid tags look only at the typed records in *corpus*.
+
+def cross_check(corpus: Corpus, handles: list[Handle]) -> Iterator[Problem]:
+    """Every rule that compares records with each other.
+
+    *handles* stand for every parsed record, in file order. Names and identifiers are compared on
+    all of them, even records with other errors, so a duplicate is reported in the same run;
+    audits are compared with the typed papers in *corpus*.
     """
-    yield from _check_names(docs)
-    yield from _check_identifiers(docs)
-    for paper in corpus.papers:
-        yield from _check_paper(paper, corpus, docs[paper.path][1])
+    yield from _check_names(handles)
+    yield from _check_identifiers(handles)
     keys = {p.key: p for p in corpus.papers}
+    docs = {h.shown: h.doc for h in handles}
     for audit in corpus.audits:
-        yield from _check_audit(audit, keys.get(audit.key), docs[audit.path][1])
+        yield from _check_audit_against_paper(audit, keys.get(audit.key), docs[audit.path])
 
 
 def _at(
@@ -58,12 +66,18 @@ _NAME_FIELD = {"paper": "key", "exclusion": "id", "audit": "key"}
 _NAME_PATTERN = {"paper": KEY_PATTERN, "exclusion": EXCLUSION_ID_PATTERN, "audit": KEY_PATTERN}
 
 
-def _check_names(docs: dict[str, tuple[str, Document]]) -> Iterator[Problem]:
+def record_name(kind: str, data: dict[str, Any]) -> str | None:
+    """The key or id a raw record states, if it states one."""
+    name = data.get(_NAME_FIELD[kind])
+    return name if isinstance(name, str) and name else None
+
+
+def _check_names(handles: list[Handle]) -> Iterator[Problem]:
     first: dict[tuple[str, str], str] = {}
-    for shown, (kind, doc) in docs.items():
+    for handle in handles:
+        kind, shown, name, doc = handle.kind, handle.shown, handle.name, handle.doc
         field = _NAME_FIELD[kind]
-        name = doc.data.get(field)
-        if not isinstance(name, str) or not name:
+        if name is None:
             continue
         if _stem(shown) != name and re.match(_NAME_PATTERN[kind], name):
             yield _at(
@@ -99,7 +113,7 @@ def _str(data: dict[str, Any], field: str) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def _record_ids(kind: str, data: dict[str, Any]) -> Iterator[tuple[str, tuple[str | int, ...]]]:
+def record_ids(kind: str, data: dict[str, Any]) -> Iterator[tuple[str, tuple[str | int, ...]]]:
     """(identity, field path) for every identifier a raw record states."""
     if kind == "paper":
         arxiv = _str(data, "arxiv")
@@ -129,13 +143,13 @@ def _record_ids(kind: str, data: dict[str, Any]) -> Iterator[tuple[str, tuple[st
                 yield ident, where
 
 
-def _check_identifiers(docs: dict[str, tuple[str, Document]]) -> Iterator[Problem]:
+def _check_identifiers(handles: list[Handle]) -> Iterator[Problem]:
     owner: dict[str, tuple[str, str]] = {}
-    for shown, (kind, doc) in docs.items():
-        name = doc.data.get(_NAME_FIELD[kind])
-        label = f"{'exclusion' if kind == 'exclusion' else 'paper'} {name!r}" if isinstance(name, str) else shown
+    for handle in handles:
+        kind, shown, name, doc = handle.kind, handle.shown, handle.name, handle.doc
+        label = f"{'exclusion' if kind == 'exclusion' else 'paper'} {name!r}" if name else shown
         mine: set[str] = set()
-        for ident, where in _record_ids(kind, doc.data):
+        for ident, where in handle.idents:
             if ident in mine:
                 continue
             mine.add(ident)
@@ -147,21 +161,21 @@ def _check_identifiers(docs: dict[str, tuple[str, Document]]) -> Iterator[Proble
                 owner[ident] = (kind, label)
 
 
-def _check_paper(paper: Paper, corpus: Corpus, doc: Document) -> Iterator[Problem]:
+def _check_paper(paper: Paper, taxonomy: Taxonomy, doc: Document) -> Iterator[Problem]:
     shown = paper.path
     m = _ARXIV_URL.match(paper.url)
     if m and paper.arxiv and _VERSION.sub("", paper.arxiv) != m.group(1):
         yield _at(doc, shown, ("url",), f"url points to arXiv {m.group(1)} but arxiv is {paper.arxiv}")
     if paper.strict_credit and paper.credit_unit == v.NA:
         yield _at(doc, shown, ("strict_credit",), "strict_credit must be false when credit_unit is 'NA'")
-    if paper.subdecisions is None and paper.category in corpus.taxonomy.subdecisions_required_for:
+    if paper.subdecisions is None and paper.category in taxonomy.subdecisions_required_for:
         yield _at(
             doc,
             shown,
             (v.CATEGORY,),
             f"entries of category '{paper.category}' must code subdecisions (O1-O5); write 'subdecisions: {{}}' when none applies",
         )
-    yield from _check_conventions(paper, corpus, doc)
+    yield from _check_conventions(paper, taxonomy, doc)
 
 
 def _broken_conventions(paper: Paper) -> Iterator[tuple[str, tuple[str | int, ...], str]]:
@@ -206,11 +220,11 @@ def _broken_conventions(paper: Paper) -> Iterator[tuple[str, tuple[str | int, ..
                 )
 
 
-def _check_conventions(paper: Paper, corpus: Corpus, doc: Document) -> Iterator[Problem]:
+def _check_conventions(paper: Paper, taxonomy: Taxonomy, doc: Document) -> Iterator[Problem]:
     shown = paper.path
     fired = set()
     for conv_id, where, message in _broken_conventions(paper):
-        if corpus.taxonomy.convention(conv_id) is None:
+        if taxonomy.convention(conv_id) is None:
             continue
         fired.add(conv_id)
         if conv_id not in paper.exceptions:
@@ -232,11 +246,8 @@ def _check_conventions(paper: Paper, corpus: Corpus, doc: Document) -> Iterator[
             )
 
 
-def _check_audit(audit: Audit, paper: Paper | None, doc: Document) -> Iterator[Problem]:
+def _check_verdict(audit: Audit, doc: Document) -> Iterator[Problem]:
     shown = audit.path
-    if paper is None:
-        yield _at(doc, shown, ("key",), f"key '{audit.key}' names no paper in papers/")
-        return
     differing = audit.differing()
     if audit.verdict in v.AGREE_VERDICTS and differing:
         yield _at(
@@ -252,6 +263,13 @@ def _check_audit(audit: Audit, paper: Paper | None, doc: Document) -> Iterator[P
             yield _at(
                 doc, shown, ("verdict",), f"verdict '{audit.verdict}' does not match the readings; it must be {fix}"
             )
+
+
+def _check_audit_against_paper(audit: Audit, paper: Paper | None, doc: Document) -> Iterator[Problem]:
+    shown = audit.path
+    if paper is None:
+        yield _at(doc, shown, ("key",), f"key '{audit.key}' names no paper in papers/")
+        return
     for name in v.AUDITED_TAGS:
         if audit.first_reading[name] != paper.tag(name):
             yield _at(

@@ -9,10 +9,9 @@ records together with every problem found. It never raises on bad input.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from masrl import _vocab as v
@@ -96,7 +95,7 @@ class Paper:
             url=data["url"],
             more_urls=tuple(data.get("more_urls", ())),
             entry_type=data["entry_type"],
-            bibtex=MappingProxyType(dict(data.get("bibtex", {}))),
+            bibtex=dict(data.get("bibtex", {})),
             category=data[v.CATEGORY],
             rl=data[v.RL],
             reward_type=data[v.REWARD_TYPE],
@@ -109,10 +108,10 @@ class Paper:
             strict_credit=data.get("strict_credit", False),
             subdecisions=None
             if subs is None
-            else MappingProxyType({o: SubDecision(s["code"], s["basis"], s["evidence"]) for o, s in subs.items()}),
+            else dict({o: SubDecision(s["code"], s["basis"], s["evidence"]) for o, s in subs.items()}),
             summary=data["summary"],
             notes=data.get("notes"),
-            exceptions=MappingProxyType(dict(data.get("exceptions", {}))),
+            exceptions=dict(data.get("exceptions", {})),
             path=path,
         )
 
@@ -177,8 +176,8 @@ class Audit:
         strict = second.pop("strict_credit")
         return cls(
             key=data["key"],
-            first_reading=MappingProxyType(dict(data["first_reading"])),
-            second_reading=MappingProxyType(second),
+            first_reading=dict(data["first_reading"]),
+            second_reading=dict(second),
             strict_credit=strict,
             verdict=data["verdict"],
             note=data.get("note"),
@@ -208,25 +207,55 @@ class Corpus:
 
 
 @dataclass
+class Handle:
+    """What cross-record rules need of one parsed record: its name, identifiers and positions."""
+
+    kind: str
+    shown: str
+    name: str | None
+    idents: tuple[tuple[str, tuple[str | int, ...]], ...]
+    doc: Document
+
+
+@dataclass
 class Loaded:
     """What :func:`load_corpus` found: the records, the problems, and how many files it read."""
 
     corpus: Corpus
     problems: list[Problem] = field(default_factory=list)
     files: int = 0
-    docs: dict[str, tuple[str, Document]] = field(default_factory=dict)
+    handles: list[Handle] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not has_errors(self.problems)
 
 
-def display_path(path: Path) -> str:
-    """*path* relative to the working directory when it lies below it, else absolute."""
+def display_path(path: Path, cwd: Path | None = None) -> str:
+    """*path* relative to the working directory when it lies below it, else as given."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(path.resolve().relative_to((cwd or Path.cwd()).resolve()))
     except ValueError:
         return str(path)
+
+
+def _display_root(root: Path) -> Callable[[Path], str]:
+    """A fast :func:`display_path` for files under *root*: one resolve for the folder, not per file."""
+    cwd = Path.cwd().resolve()
+    base = root.resolve()
+    try:
+        prefix = str(base.relative_to(cwd))
+    except ValueError:
+        prefix = str(root)
+    prefix = "" if prefix == "." else prefix + os.sep
+
+    def shown(path: Path) -> str:
+        try:
+            return prefix + str(path.relative_to(root))
+        except ValueError:
+            return display_path(path, cwd)
+
+    return shown
 
 
 def record_files(root: Path) -> list[tuple[str, Path]]:
@@ -244,6 +273,75 @@ def kind_of(path: Path) -> str | None:
     return RECORD_DIRS.get(path.resolve().parent.name)
 
 
+# Above this many files, records are parsed and checked in worker processes (when there is
+# more than one CPU): parsing dominates validation and splits cleanly by file.
+PARALLEL_THRESHOLD = 1000
+
+
+_BUILDERS: dict[str, Any] = {"paper": Paper, "exclusion": Exclusion, "audit": Audit}
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """One file after parsing and every per-record check; what a worker sends back."""
+
+    kind: str
+    path: Path
+    shown: str
+    parsed: bool  # False when the file could not be read as YAML
+    name: str | None
+    idents: tuple[tuple[str, tuple[str | int, ...]], ...]
+    record: Paper | Exclusion | Audit | None  # None when the record has errors
+    problems: list[Problem]
+
+
+def _parse_one(
+    kind: str, path: Path, shown: str, taxonomy: Taxonomy, keep_marks: bool
+) -> tuple[_Parsed, Document | None]:
+    from masrl._checks import record_check, record_ids, record_name
+
+    try:
+        doc = load_path(path)
+    except YamlError as exc:
+        problem = Problem(shown, exc.line, exc.column, "", exc.message)
+        return _Parsed(kind, path, shown, False, None, (), None, [problem]), None
+    problems = list(check_record(kind, doc, shown, taxonomy))
+    record = None
+    if not has_errors(problems):
+        record = _BUILDERS[kind].from_yaml(doc.data, shown)
+        problems.extend(record_check(record, doc, taxonomy))
+    name = record_name(kind, doc.data)
+    idents = tuple(record_ids(kind, doc.data))
+    return _Parsed(kind, path, shown, True, name, idents, record, problems), (doc if keep_marks else None)
+
+
+_WORKER_TAXONOMY: Taxonomy | None = None
+
+
+def _parse_chunk(chunk: list[tuple[str, Path, str]]) -> list[_Parsed]:
+    assert _WORKER_TAXONOMY is not None
+    return [_parse_one(kind, path, shown, _WORKER_TAXONOMY, keep_marks=False)[0] for kind, path, shown in chunk]
+
+
+def _parse_all(items: list[tuple[str, Path, str]], taxonomy: Taxonomy) -> list[tuple[_Parsed, Document]]:
+    workers = min(os.cpu_count() or 1, 4)
+    if len(items) < PARALLEL_THRESHOLD or workers < 2:
+        out = []
+        for kind, path, shown in items:
+            parsed, doc = _parse_one(kind, path, shown, taxonomy, keep_marks=True)
+            out.append((parsed, doc or Document(None, {})))
+        return out
+    import multiprocessing
+
+    global _WORKER_TAXONOMY
+    _WORKER_TAXONOMY = taxonomy  # inherited by the forked workers
+    size = -(-len(items) // workers)
+    chunks = [items[i : i + size] for i in range(0, len(items), size)]
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        results = pool.map(_parse_chunk, chunks)  # map keeps the order of the chunks
+    return [(p, Document(None, {}, source=p.path)) for chunk in results for p in chunk]
+
+
 def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
     """Load, check and type every record under *root*, plus *extra* (kind, path) files.
 
@@ -254,23 +352,19 @@ def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
 
     taxonomy = load_taxonomy(root)
     files = record_files(root)
-    seen = {p.resolve() for _, p in files}
-    files += [(k, p) for k, p in extra if p.resolve() not in seen]
+    shown_of = _display_root(root)
+    if extra:
+        seen = {p.resolve() for _, p in files}
+        files += [(k, p) for k, p in extra if p.resolve() not in seen]
     loaded = Loaded(Corpus(root, taxonomy, (), (), ()), files=len(files))
-    builders: dict[str, Any] = {"paper": Paper, "exclusion": Exclusion, "audit": Audit}
     typed: dict[str, list[Any]] = {"paper": [], "exclusion": [], "audit": []}
-    for kind, path in files:
-        shown = display_path(path)
-        try:
-            doc = load_path(path)
-        except YamlError as exc:
-            loaded.problems.append(Problem(shown, exc.line, exc.column, "", exc.message))
+    for parsed, doc in _parse_all([(kind, path, shown_of(path)) for kind, path in files], taxonomy):
+        loaded.problems.extend(parsed.problems)
+        if not parsed.parsed:
             continue
-        loaded.docs[shown] = (kind, doc)
-        problems = list(check_record(kind, doc, shown, taxonomy))
-        loaded.problems.extend(problems)
-        if not has_errors(problems):
-            typed[kind].append(builders[kind].from_yaml(doc.data, shown))
+        loaded.handles.append(Handle(parsed.kind, parsed.shown, parsed.name, parsed.idents, doc))
+        if parsed.record is not None:
+            typed[parsed.kind].append(parsed.record)
     loaded.corpus = Corpus(
         root,
         taxonomy,
@@ -278,6 +372,6 @@ def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
         tuple(sorted(typed["exclusion"], key=lambda e: e.id)),
         tuple(sorted(typed["audit"], key=lambda a: a.key)),
     )
-    loaded.problems.extend(cross_check(loaded.corpus, loaded.docs))
+    loaded.problems.extend(cross_check(loaded.corpus, loaded.handles))
     loaded.problems.sort()
     return loaded

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -106,7 +107,7 @@ class Field:
     values: tuple[Value, ...]
     derived_from: str | None = None
 
-    @property
+    @cached_property
     def ids(self) -> tuple[str, ...]:
         return tuple(v.id for v in self.values)
 

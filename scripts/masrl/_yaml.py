@@ -18,7 +18,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -39,6 +39,7 @@ _SCALAR_TAGS = frozenset({_STR, _INT, _FLOAT, _BOOL, _NULL})
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _TRUES = frozenset({"true", "True", "TRUE"})
 _FALSES = frozenset({"false", "False", "FALSE"})
+_WORDS = _NULLS | _TRUES | _FALSES
 _INT_RE = re.compile(r"[-+]?[0-9]+\Z")
 _OCT_RE = re.compile(r"0o[0-7]+\Z")
 _HEX_RE = re.compile(r"0x[0-9a-fA-F]+\Z")
@@ -49,8 +50,7 @@ _NAN_RE = re.compile(r"\.(nan|NaN|NAN)\Z")
 Path_ = tuple[str | int, ...]
 
 
-@dataclass(frozen=True)
-class Mark:
+class Mark(NamedTuple):
     """A 1-based position in a file."""
 
     line: int
@@ -68,20 +68,39 @@ class YamlError(Exception):
 
 
 class _Loader(yaml.CSafeLoader):
-    # No implicit resolvers: every plain scalar arrives tagged str and is resolved below with
-    # the YAML 1.2 core schema instead of PyYAML's YAML 1.1 rules.
-    yaml_implicit_resolvers = {}  # noqa: RUF012
+    # No implicit resolution: every untagged node gets its kind's default tag, and plain scalars
+    # are resolved below with the YAML 1.2 core schema instead of PyYAML's YAML 1.1 rules.
+    # libyaml calls this only for nodes without an explicit tag.
+    def resolve(self, kind: type, value: Any, implicit: Any) -> str:
+        if kind is yaml.ScalarNode:
+            return _STR
+        return _SEQ if kind is yaml.SequenceNode else _MAP
+
+    # Path resolvers are not used; skipping their bookkeeping saves two calls per node.
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
 
 
 @dataclass
 class Document:
-    """A parsed file: its value and the position of every key and item in it."""
+    """A parsed file: its value and the position of every key and item in it.
+
+    A document parsed in another process arrives without its marks (they cost more to send than
+    to recompute); *source* then names the file, and the marks are re-read on first use.
+    """
 
     data: Any
     marks: dict[Path_, Mark]
+    source: Path | None = None
 
     def mark(self, path: Path_) -> Mark:
         """The position of *path*, or of its nearest ancestor that has one."""
+        if not self.marks and self.source is not None:
+            self.marks = load_path(self.source).marks
+            self.source = None
         while path not in self.marks and path:
             path = path[:-1]
         return self.marks.get(path, Mark(1, 1))
@@ -163,39 +182,50 @@ class _Builder:
     def build(self, node: yaml.Node, path: Path_, depth: int) -> Any:
         if depth > MAX_DEPTH:
             raise YamlError(f"nesting is too deep (more than {MAX_DEPTH} levels)", *_pos(node))
-        if id(node) in self.seen:
+        seen = self.seen
+        if id(node) in seen:
             # libyaml hands back the anchored node again for every alias; refusing the reuse
             # keeps the walk linear, so alias bombs ("billion laughs") cost nothing.
             raise YamlError("anchors and aliases (&name, *name) are not allowed in records", *_pos(node))
-        self.seen.add(id(node))
+        seen.add(id(node))
         if isinstance(node, yaml.ScalarNode):
             return _scalar(node)
+        marks = self.marks
         if isinstance(node, yaml.SequenceNode):
             if node.tag != _SEQ:
                 raise _tag_error(node)
             items = []
             for index, item in enumerate(node.value):
-                self.marks[(*path, index)] = Mark(*_pos(item))
-                items.append(self.build(item, (*path, index), depth + 1))
+                mark = item.start_mark
+                marks[(*path, index)] = Mark(mark.line + 1, mark.column + 1)
+                items.append(self._child(item, (*path, index), depth))
             return items
         if node.tag != _MAP:
             raise _tag_error(node)
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STR:
+            if key_node.__class__ is not yaml.ScalarNode or key_node.tag != _STR:
                 raise YamlError("mapping keys must be plain names", *_pos(key_node))
-            if key_node.value == "<<":
-                raise YamlError("merge keys ('<<') are not allowed in records", *_pos(key_node))
             key = key_node.value
+            if key == "<<":
+                raise YamlError("merge keys ('<<') are not allowed in records", *_pos(key_node))
             if key in result:
-                first = self.marks[(*path, key)]
+                first = marks[(*path, key)]
                 raise YamlError(
                     f"duplicate key '{key}' (first defined at line {first.line}); YAML would keep only the last",
                     *_pos(key_node),
                 )
-            self.marks[(*path, key)] = Mark(*_pos(key_node))
-            result[key] = self.build(value_node, (*path, key), depth + 1)
+            mark = key_node.start_mark
+            marks[(*path, key)] = Mark(mark.line + 1, mark.column + 1)
+            result[key] = self._child(value_node, (*path, key), depth)
         return result
+
+    def _child(self, node: yaml.Node, path: Path_, depth: int) -> Any:
+        # Scalars are most nodes; handling them here saves a level of calls per value.
+        if node.__class__ is yaml.ScalarNode and id(node) not in self.seen:
+            self.seen.add(id(node))
+            return _scalar(node)
+        return self.build(node, path, depth + 1)
 
 
 def _tag_error(node: yaml.Node) -> YamlError:
@@ -208,6 +238,9 @@ def _scalar(node: yaml.ScalarNode) -> Any:
         raise _tag_error(node)
     value: str = node.value
     if node.style:  # quoted or block scalar: always a string
+        return value
+    first = value[:1]
+    if first.isalpha() and value not in _WORDS:  # most values: names, tags, URLs
         return value
     if value in _NULLS:
         return None

@@ -29,9 +29,9 @@ def cli(ctx: click.Context, root: Path | None) -> None:
 
 
 def _register() -> None:
-    from masrl import export, schema, validate
+    from masrl import bench, export, schema, validate
 
-    for module in (validate, schema, export):
+    for module in (validate, schema, export, bench):
         cli.add_command(module.command)
 
 

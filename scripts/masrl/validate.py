@@ -8,7 +8,7 @@ import click
 
 from masrl._cli_common import ReportedFailure, report, root_of
 from masrl._problems import Problem, has_errors
-from masrl._records import display_path, kind_of, load_corpus
+from masrl._records import kind_of, load_corpus
 from masrl._vocab import TaxonomyError
 
 
@@ -20,16 +20,16 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
     records of the kind their folder names.
     """
     extra = []
-    wanted: set[str] = set()
+    wanted: set[Path] = set()
     for path in paths:
         for file in sorted(path.rglob("*.yaml")) if path.is_dir() else [path]:
             kind = kind_of(file) or "paper"
             extra.append((kind, file))
-            wanted.add(display_path(file))
+            wanted.add(file.resolve())
     loaded = load_corpus(root, extra)
     if not paths:
         return loaded.problems, loaded.files
-    return [p for p in loaded.problems if p.path in wanted], len(wanted)
+    return [p for p in loaded.problems if Path(p.path).resolve() in wanted], len(wanted)
 
 
 @click.command(name="validate")

@@ -1,0 +1,138 @@
+"""``masrl bench``: time the tools as whole processes, on the real corpus and on generated ones.
+
+Each target runs as a separate process several times; the report gives the median, the fastest and
+slowest run, and the largest peak resident memory, next to the budget the project holds itself to.
+Timings are wall-clock on a shared machine, so compare medians, not single runs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from masrl._cli_common import MasrlError, root_of
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    argv: list[str]
+    cwd: Path
+    budget_s: float | None = None
+    budget_mib: float | None = None
+    prepare: Callable[[], None] | None = None  # run before every timed run, untimed
+
+
+@dataclass(frozen=True)
+class Result:
+    target: Target
+    seconds: list[float]
+    peak_mib: float
+    exit_codes: list[int]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+
+def run_once(argv: list[str], cwd: Path) -> tuple[float, float, int]:
+    """Run *argv* in *cwd*; return (wall seconds, peak RSS in MiB, exit code)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return elapsed, usage.ru_maxrss / 1024, proc.returncode
+
+
+def measure(target: Target, runs: int) -> Result:
+    seconds, peaks, codes = [], [], []
+    for _ in range(runs):
+        if target.prepare:
+            target.prepare()
+        elapsed, peak, code = run_once(target.argv, target.cwd)
+        seconds.append(elapsed)
+        peaks.append(peak)
+        codes.append(code)
+    return Result(target, seconds, max(peaks), codes)
+
+
+def masrl_argv(*args: str) -> list[str]:
+    """The installed console script when there is one (what users run), else ``python -m masrl``."""
+    script = Path(sys.executable).with_name("masrl")
+    return [str(script), *args] if script.exists() else [sys.executable, "-m", "masrl", *args]
+
+
+def targets(root: Path, work: Path, size: int) -> list[Target]:
+    """Every benchmark, in the order they run. *work* holds generated inputs."""
+    from masrl import _bench_targets
+
+    return _bench_targets.all_targets(root, work, size)
+
+
+def format_report(results: list[Result], runs: int) -> str:
+    lines = [
+        f"{'target':44} {'median s':>9} {'min s':>7} {'max s':>7} {'peak MiB':>9}  budget",
+        "-" * 96,
+    ]
+    for r in results:
+        t = r.target
+        budget = []
+        if t.budget_s is not None:
+            budget.append(f"<= {t.budget_s:g} s {'ok' if r.median <= t.budget_s else 'OVER'}")
+        if t.budget_mib is not None:
+            budget.append(f"<= {t.budget_mib:g} MiB {'ok' if r.peak_mib <= t.budget_mib else 'OVER'}")
+        failed = "" if not any(r.exit_codes) else f"  (exit codes {sorted(set(r.exit_codes))})"
+        lines.append(
+            f"{t.name:44} {r.median:9.3f} {min(r.seconds):7.3f} {max(r.seconds):7.3f} {r.peak_mib:9.1f}  "
+            f"{'; '.join(budget)}{failed}"
+        )
+    lines.append(f"\n{runs} runs each; wall-clock medians of whole processes on {os.cpu_count()} CPUs.")
+    return "\n".join(lines)
+
+
+@click.command(name="bench")
+@click.option("--runs", default=5, show_default=True, help="Timed runs per target.")
+@click.option("--size", default=10_000, show_default=True, help="Records in the generated corpus.")
+@click.option("--only", multiple=True, help="Run only targets whose name contains this text (repeatable).")
+@click.option("--keep", type=click.Path(file_okay=False, path_type=Path), help="Keep generated inputs in this folder.")
+@click.pass_context
+def command(ctx: click.Context, runs: int, size: int, only: tuple[str, ...], keep: Path | None) -> None:
+    """Time masrl as whole processes on the corpus and on generated inputs.
+
+    Generates a synthetic corpus of --size records (and the large traces), runs every target
+    --runs times, and prints the median, min and max wall time and the peak memory of each, with
+    the budget it must meet. Nothing in the corpus is modified.
+
+    Example:
+
+        masrl bench --runs 5
+        masrl bench --only validate --size 10000
+    """
+    if runs < 1:
+        raise MasrlError("--runs must be at least 1")
+    root = root_of(ctx)
+    work = keep.resolve() if keep else Path(tempfile.mkdtemp(prefix="masrl-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        chosen = [t for t in targets(root, work, size) if not only or any(o in t.name for o in only)]
+        if not chosen:
+            raise MasrlError(f"no target matches {', '.join(only)}")
+        results = []
+        for target in chosen:
+            click.echo(f"running {target.name} ...", err=True)
+            results.append(measure(target, runs))
+        click.echo(format_report(results, runs))
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
