@@ -20,11 +20,15 @@ def schema_path(kind: str) -> str:
 
 
 def render_schemas(taxonomy: Taxonomy) -> dict[str, str]:
-    """Every record schema as {relative path: JSON text}."""
-    return {
+    """Every record schema, and the stats document's, as {relative path: JSON text}."""
+    from masrl._stats import stats_schema
+
+    out = {
         schema_path(kind): json.dumps(json_schema(kind, taxonomy), indent=2, ensure_ascii=False) + "\n"
         for kind in KINDS
     }
+    out[schema_path("stats")] = json.dumps(stats_schema(taxonomy), indent=2, ensure_ascii=False) + "\n"
+    return out
 
 
 @click.command(name="schema")

@@ -1,0 +1,282 @@
+"""The figures, drawn with matplotlib as byte-deterministic SVG.
+
+Each figure is a :class:`FigureSpec`: a name, the exact data it shows (taken from the statistics)
+and a function that draws that data. The SVGs carry no date, fixed element ids and text as text,
+so the same data always gives the same bytes.
+
+Drawing is the slow part of a build (matplotlib alone takes ~0.4 s to import), so
+:func:`render_figures` keeps a manifest of the data fingerprint and SVG hash of every figure: when
+a figure's data is unchanged and the file on disk still has the recorded hash, it is reused as is
+and matplotlib is never imported. A hand-edited SVG no longer matches its hash and is redrawn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+# Bump when the drawing code changes, so every figure is redrawn once.
+DRAWING_VERSION = 4
+FIGURE_DIR = "site/docs/figures"
+MANIFEST = f"{FIGURE_DIR}/manifest.json"
+
+# Colours from a colour-blind-safe qualitative palette (Okabe-Ito), in category order.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999")
+INK = "#222222"
+MUTED = "#8a8a8a"
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    name: str
+    title: str
+    alt: str
+    data: dict[str, Any]
+    draw: Callable[[dict[str, Any]], Any]
+
+    @property
+    def path(self) -> str:
+        return f"{FIGURE_DIR}/{self.name}.svg"
+
+    def fingerprint(self) -> str:
+        payload = json.dumps({"v": DRAWING_VERSION, "name": self.name, "data": self.data}, sort_keys=True)
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def _figure(width: float, height: float) -> Any:
+    import matplotlib
+
+    matplotlib.use("svg")
+    matplotlib.rcParams.update({
+        "svg.hashsalt": "masrl",  # fixed ids for clip paths and other defs
+        "svg.fonttype": "none",  # text stays text: smaller files, no embedded glyph paths
+        "font.family": "DejaVu Sans",
+        "font.size": 9,
+        "axes.edgecolor": MUTED,
+        "axes.labelcolor": INK,
+        "xtick.color": INK,
+        "ytick.color": INK,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+    })
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), dpi=100, layout="constrained")
+
+
+def _integer_ticks() -> Any:
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(integer=True)
+
+
+def _svg(fig: Any) -> bytes:
+    out = io.StringIO()
+    fig.savefig(out, format="svg", metadata={"Date": None, "Creator": "masrl"})
+    return out.getvalue().encode("utf-8")
+
+
+def _bars(data: dict[str, Any]) -> Any:
+    labels, values = data["labels"], data["values"]
+    fig = _figure(8.0, 3.4)
+    ax = fig.add_subplot()
+    positions = range(len(values))
+    bars = ax.bar(positions, values, color=[PALETTE[0] if v else MUTED for v in values], width=0.7)
+    for bar, value in zip(bars, values, strict=True):
+        # Zero bars have no height; their label keeps the empty cell visible.
+        ax.annotate(str(value), (bar.get_x() + bar.get_width() / 2, value), xytext=(0, 3),
+                    textcoords="offset points", ha="center", va="bottom", color=INK if value else MUTED,
+                    fontweight="bold" if value else "normal")
+    ax.set_xticks(list(positions), labels, fontsize=8)
+    ax.set_ylabel("entries")
+    ax.yaxis.set_major_locator(_integer_ticks())
+    ax.set_ylim(0, max([*values, 1]) * 1.25)
+    ax.set_title(data["title"], loc="left", color=INK)
+    if data.get("note"):
+        ax.text(1.0, 1.0, data["note"], transform=ax.transAxes, ha="right", va="top", color=MUTED, fontsize=7)
+    return fig
+
+
+def _heatmap(data: dict[str, Any]) -> Any:
+    rows, cols, cells = data["rows"], data["cols"], data["cells"]
+    fig = _figure(7.5, 4.2)
+    ax = fig.add_subplot()
+    top = max((n for row in cells for n in row), default=0) or 1
+    ax.imshow(cells, cmap="Blues", vmin=0, vmax=top, aspect="auto")
+    for i, row in enumerate(cells):
+        for j, n in enumerate(row):
+            ax.text(j, i, str(n), ha="center", va="center", fontsize=8,
+                    color="white" if n > top * 0.6 else (INK if n else MUTED))
+    ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right")
+    ax.set_yticks(range(len(rows)), rows)
+    ax.set_xlabel(data["xlabel"])
+    ax.set_ylabel(data["ylabel"])
+    ax.set_title(data["title"], loc="left", color=INK)
+    ax.spines[:].set_visible(False)
+    return fig
+
+
+def _years(data: dict[str, Any]) -> Any:
+    years, series = data["years"], data["series"]
+    fig = _figure(7.5, 3.4)
+    ax = fig.add_subplot()
+    positions = list(range(len(years)))
+    bottom = [0] * len(years)
+    for i, (label, values) in enumerate(series):
+        ax.bar(positions, values, bottom=bottom, label=label, color=PALETTE[i % len(PALETTE)], width=0.75)
+        bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+    ax.set_ylabel("entries")
+    ax.yaxis.set_major_locator(_integer_ticks())
+    ax.set_title(data["title"], loc="left", color=INK)
+    ax.set_xticks(positions, years)
+    ax.legend(frameon=False, fontsize=7, ncols=3, loc="upper left")
+    ax.set_ylim(0, max([*bottom, 1]) * 1.35)
+    return fig
+
+
+def _flow(data: dict[str, Any]) -> Any:
+    from matplotlib.patches import FancyBboxPatch
+
+    fig = _figure(7.5, 4.4)
+    ax = fig.add_subplot()
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 100)
+    ax.axis("off")
+
+    def box(x: float, y: float, w: float, h: float, text: str, colour: str) -> None:
+        ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.6,rounding_size=1.5",
+                                    facecolor=colour, edgecolor=MUTED, linewidth=0.8))
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=8, color=INK, wrap=True)
+
+    def arrow(x0: float, y0: float, x1: float, y1: float) -> None:
+        ax.annotate("", (x1, y1), (x0, y0), arrowprops={"arrowstyle": "-|>", "color": MUTED, "lw": 0.9})
+
+    box(5, 84, 45, 11, f"Records identified\nn = {data['identified']}", "#e8f1fa")
+    box(5, 2, 45, 11, f"Retained in the corpus\nn = {data['retained']}", "#e6f4ee")
+    arrow(27.5, 82.5, 27.5, 14.5)
+    stages = data["stages"]
+    # Exclusion boxes sit between the two main boxes, each fed by a branch off the main line.
+    top, bottom = 78.0, 20.0
+    slot = (top - bottom) / max(len(stages), 1)
+    for i, (label, n) in enumerate(stages):
+        height = min(slot - 3, 11)
+        y = top - (i + 1) * slot + (slot - height) / 2
+        box(62, y, 33, height, f"Excluded at {label}\nn = {n}", "#fbeee6" if n else "#f4f4f4")
+        arrow(27.5, y + height / 2, 61, y + height / 2)
+    ax.set_title(data["title"], loc="left", color=INK)
+    return fig
+
+
+RECENT_YEARS = 10  # the year chart shows this many years one by one and groups older ones
+
+
+def _year_buckets(by_year: dict[str, dict[str, int]], categories: list[str]) -> tuple[list[str], list[tuple[str, list[int]]]]:
+    """Year labels and per-category series, older years folded into one "≤ YYYY" bar."""
+    years = [int(y) for y in by_year]
+    if not years:
+        return [], [(c, []) for c in categories]
+    cut = max(years) - RECENT_YEARS + 1
+    old = [y for y in years if y < cut]
+    recent = [y for y in years if y >= cut]
+    labels = ([f"≤ {cut - 1}"] if old else []) + [str(y) for y in recent]
+    series = []
+    for c in categories:
+        values = ([sum(by_year[str(y)][c] for y in old)] if old else []) + [by_year[str(y)][c] for y in recent]
+        series.append((c, values))
+    return labels, series
+
+
+def _two_lines(label: str) -> str:
+    """``"R8 Hybrid local-global"`` -> ``"R8\nhybrid local-global"``, wrapped for a tick label."""
+    head, _, rest = label.partition(" ")
+    return head + "\n" + "\n".join(textwrap.wrap(rest.lower().replace("/", "/ "), 10, break_long_words=False)).replace("/ ", "/")
+
+
+def figure_specs(stats: dict[str, Any], labels: dict[str, dict[str, str]]) -> list[FigureSpec]:
+    """Every figure for *stats*; *labels* maps field -> value id -> display label."""
+    fam = stats["counts"]["reward_family"]
+    year_labels, year_series = _year_buckets(stats["by_year"], list(stats["counts"]["category"]))
+    families = [f for f in fam if f != "NA"]
+    units = [u for u in stats["counts"]["credit_unit"] if u != "NA"]
+    reward_types = [r for r in stats["counts"]["reward_type"] if r != "NA"]
+    cross = stats["crosstabs"]["reward_type x credit_unit"]
+    flow = stats["screening"]
+    return [
+        FigureSpec(
+            "reward-families", "Entries per reward family",
+            "Bar chart of entries per reward family R1 to R8.",
+            {"title": "Entries per reward family (R1–R8)",
+             "labels": [_two_lines(labels["reward_family"][f]) for f in families],
+             "values": [fam[f] for f in families],
+             "note": f"{fam.get('NA', 0)} entries define no reward (NA), not shown"},
+            _bars,
+        ),
+        FigureSpec(
+            "credit-units", "Entries per credit unit, token to team",
+            "Bar chart of entries per credit unit from token to team, zeros labelled.",
+            {"title": "Finest unit carrying reward or credit, fine to coarse",
+             "labels": [labels["credit_unit"][u] for u in units],
+             "values": [stats["counts"]["credit_unit"][u] for u in units],
+             "note": f"{stats['counts']['credit_unit'].get('NA', 0)} entries have no credit unit (NA), not shown"},
+            _bars,
+        ),
+        FigureSpec(
+            "reward-x-credit", "Reward type by credit unit",
+            "Heat map of entries by reward type and credit unit, with counts in every cell.",
+            {"title": "Reward type × credit unit (entries)", "rows": [labels["reward_type"][r] for r in reward_types],
+             "cols": [labels["credit_unit"][u] for u in units],
+             "cells": [[cross[r][u] for u in units] for r in reward_types],
+             "xlabel": "credit unit (fine → coarse)", "ylabel": "reward type"},
+            _heatmap,
+        ),
+        FigureSpec(
+            "entries-per-year", "Entries per year by category",
+            "Stacked bar chart of entries per publication year, by category.",
+            {"title": "Entries per year, by category", "years": year_labels,
+             "series": [[labels["category"][c], values] for c, values in year_series]},
+            _years,
+        ),
+        FigureSpec(
+            "screening-flow", "Screening flow",
+            "Flow diagram: records identified, excluded at each screening stage, and retained.",
+            {"title": "Screening flow", "identified": flow["identified"], "retained": flow["retained"],
+             "stages": [[labels["screening_stage"][s].lower(), n] for s, n in flow["by_stage"].items()]},
+            _flow,
+        ),
+    ]
+
+
+def render_figures(specs: list[FigureSpec], on_disk: Callable[[str], bytes | None]) -> dict[str, bytes | str]:
+    """SVG bytes for every figure plus the manifest; unchanged figures are reused from disk."""
+    manifest: dict[str, Any] = {}
+    old_manifest: dict[str, Any] = {}
+    raw = on_disk(MANIFEST)
+    if raw:
+        try:
+            old_manifest = json.loads(raw)
+        except ValueError:
+            old_manifest = {}
+    out: dict[str, bytes | str] = {}
+    for spec in specs:
+        fingerprint = spec.fingerprint()
+        previous = old_manifest.get(spec.name, {})
+        existing = on_disk(spec.path)
+        if (existing is not None and previous.get("data") == fingerprint
+                and previous.get("sha256") == hashlib.sha256(existing).hexdigest()):
+            svg = existing
+        else:
+            svg = draw(spec)
+        out[spec.path] = svg
+        manifest[spec.name] = {"data": fingerprint, "sha256": hashlib.sha256(svg).hexdigest()}
+    out[MANIFEST] = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+    return out
+
+
+def draw(spec: FigureSpec) -> bytes:
+    """Draw *spec* now, ignoring any cached file."""
+    return _svg(spec.draw(spec.data))

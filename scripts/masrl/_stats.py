@@ -1,0 +1,313 @@
+"""Corpus statistics: pure functions from typed records to one JSON-ready result.
+
+Everything is counted in taxonomy order over the full vocabulary, zeros kept: the empty cells
+(no learned stopping decision, one strict message-level credit) are the survey's findings, so a
+table that dropped them would hide the point.
+
+Steps: :func:`papers_frame` turns the papers into one pandas frame with categorical columns;
+:func:`compute` derives counts, cross-tabs, per-year series, screening flow, sub-decision coverage
+and the audit's agreement figures from it and from the exclusion and audit records.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pandas as pd
+
+from masrl import _vocab as v
+from masrl._records import Corpus
+
+STATS_FORMAT = "masrl-stats/1"
+
+# The fields counted for papers, with the vocabulary each takes its order from.
+PAPER_COUNTS = (v.CATEGORY, v.RL, v.REWARD_TYPE, v.REWARD_FAMILY, v.CREDIT_UNIT, v.TOPOLOGY, v.SCENARIO, v.ROLE,
+                v.VERIFIED, v.EVIDENCE_KIND)
+# Cross-tabs published in stats.json, as (row field, column field).
+CROSSTABS = (
+    (v.REWARD_TYPE, v.CREDIT_UNIT),
+    (v.TOPOLOGY, v.CREDIT_UNIT),
+    (v.REWARD_FAMILY, v.CREDIT_UNIT),
+    (v.CATEGORY, v.VERIFIED),
+)
+SUBDECISION_COLUMNS = ("O1", "O2", "O3", "O4", "O5")  # frame column per sub-decision id (checked below)
+
+
+def papers_frame(corpus: Corpus) -> pd.DataFrame:
+    """One row per paper; tag columns are ordered categoricals over the taxonomy's values."""
+    tax = corpus.taxonomy
+    subdecisions = tax.ids(v.SUBDECISION)
+    rows = []
+    for p in corpus.papers:
+        row: dict[str, Any] = {
+            "key": p.key,
+            "title": p.title,
+            "year": p.year,
+            **{name: p.tag(name) for name in v.PAPER_TAGS},
+            v.REWARD_FAMILY: tax.family_of(p.reward_type),
+            "strict_credit": p.strict_credit,
+            "coded": p.subdecisions is not None,
+        }
+        for o in subdecisions:
+            sub = (p.subdecisions or {}).get(o)
+            row[o] = sub.code if sub else None
+        rows.append(row)
+    columns = ["key", "title", "year", *v.PAPER_TAGS, v.REWARD_FAMILY, "strict_credit", "coded", *subdecisions]
+    frame = pd.DataFrame(rows, columns=columns)
+    for name in (*v.PAPER_TAGS, v.REWARD_FAMILY):
+        frame[name] = pd.Categorical(frame[name], categories=list(tax.ids(name)), ordered=True)
+    return frame
+
+
+def counts(frame: pd.DataFrame, field: str) -> dict[str, int]:
+    """Every value of *field* in taxonomy order with its count, zeros included."""
+    series = frame[field].value_counts(sort=False)
+    return {str(k): int(n) for k, n in series.items()}
+
+
+def crosstab(frame: pd.DataFrame, rows: str, cols: str) -> dict[str, dict[str, int]]:
+    """``{row value: {column value: count}}`` over the full vocabularies of both fields."""
+    table = pd.crosstab(frame[rows], frame[cols], dropna=False)
+    return {str(r): {str(c): int(table.loc[r, c]) for c in table.columns} for r in table.index}
+
+
+def by_year(frame: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """``{year: {category: count}}`` for every year from the first to the last entry."""
+    if frame.empty:
+        return {}
+    years = range(int(frame["year"].min()), int(frame["year"].max()) + 1)
+    table = pd.crosstab(frame["year"], frame[v.CATEGORY], dropna=False).reindex(years, fill_value=0)
+    return {str(y): {str(c): int(table.loc[y, c]) for c in table.columns} for y in table.index}
+
+
+def strict_counts(frame: pd.DataFrame) -> dict[str, int]:
+    """Entries with strict explicit credit, per credit unit (zeros kept)."""
+    return counts(frame[frame["strict_credit"]], v.CREDIT_UNIT)
+
+
+def subdecision_coverage(corpus: Corpus) -> dict[str, Any]:
+    """``{"coded": N, "O1": {"learned": n, "designed": n, "keys": {...}}, ...}``."""
+    tax = corpus.taxonomy
+    coded = [p for p in corpus.papers if p.subdecisions is not None]
+    out: dict[str, Any] = {"coded": len(coded)}
+    for o in tax.ids(v.SUBDECISION):
+        entry: dict[str, Any] = {}
+        for code in tax.ids(v.SUBDECISION_CODE):
+            keys = [p.key for p in coded if (s := (p.subdecisions or {}).get(o)) is not None and s.code == code]
+            entry[code] = len(keys)
+            entry.setdefault("keys", {})[code] = keys
+        out[o] = entry
+    return out
+
+
+def screening(corpus: Corpus) -> dict[str, Any]:
+    """The screening flow: records identified, excluded per stage and per reason, retained."""
+    tax = corpus.taxonomy
+    stages = Counter(e.stage for e in corpus.exclusions)
+    reasons = Counter(r for e in corpus.exclusions for r in e.reasons)
+    return {
+        "identified": len(corpus.papers) + len(corpus.exclusions),
+        "excluded": len(corpus.exclusions),
+        "retained": len(corpus.papers),
+        "by_stage": {s: stages.get(s, 0) for s in tax.ids(v.SCREENING_STAGE)},
+        "by_reason": {r: reasons.get(r, 0) for r in tax.ids(v.EXCLUSION_REASON)},
+        "first_reason": {
+            r: sum(1 for e in corpus.exclusions if e.reasons[0] == r) for r in tax.ids(v.EXCLUSION_REASON)
+        },
+    }
+
+
+def cohen_kappa(first: list[str], second: list[str]) -> float | None:
+    """Cohen's kappa of two raters over the same items; None when chance agreement is total.
+
+    kappa = (p_o - p_e) / (1 - p_e), with p_o the observed agreement and p_e the agreement
+    expected if both raters labelled independently with their own marginal frequencies.
+    """
+    n = len(first)
+    if n == 0:
+        return None
+    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
+    left, right = Counter(first), Counter(second)
+    expected = sum(left[label] * right[label] for label in left) / (n * n)
+    if expected == 1:
+        return None
+    return (observed - expected) / (1 - expected)
+
+
+def audit_agreement(corpus: Corpus) -> dict[str, Any]:
+    """Per audited field: rows, percent agreement, Cohen's kappa and the disagreeing rows."""
+    fields: dict[str, Any] = {}
+    for name in v.AUDITED_TAGS:
+        first = [a.first_reading[name] for a in corpus.audits]
+        second = [a.second_reading[name] for a in corpus.audits]
+        agree = sum(x == y for x, y in zip(first, second, strict=True))
+        kappa = cohen_kappa(first, second)
+        fields[name] = {
+            "rows": len(first),
+            "agreement": round(100 * agree / len(first), 2) if first else None,
+            "kappa": None if kappa is None else round(kappa, 4),
+            "disagreements": [
+                {"key": a.key, "first": a.first_reading[name], "second": a.second_reading[name]}
+                for a in corpus.audits
+                if a.first_reading[name] != a.second_reading[name]
+            ],
+        }
+    strict_pairs = [
+        (p.strict_credit, a.strict_credit) for a in corpus.audits for p in corpus.papers if p.key == a.key
+    ]
+    return {
+        "rows": len(corpus.audits),
+        "fields": fields,
+        "strict_credit_agreement": sum(x == y for x, y in strict_pairs),
+    }
+
+
+def compute(corpus: Corpus) -> dict[str, Any]:
+    """Every statistic of *corpus* as one JSON-serialisable mapping (claims are added later)."""
+    tax = corpus.taxonomy
+    assert tuple(tax.ids(v.SUBDECISION)) == SUBDECISION_COLUMNS, "sub-decision ids changed; update the frame"
+    frame = papers_frame(corpus)
+    flow = screening(corpus)
+    result: dict[str, Any] = {
+        "format": STATS_FORMAT,
+        "retained": len(corpus.papers),
+        "excluded": len(corpus.exclusions),
+        "identified": flow["identified"],
+        "audited": len(corpus.audits),
+        "counts": {name: counts(frame, name) for name in PAPER_COUNTS},
+        "strict_credit": strict_counts(frame),
+        "crosstabs": {f"{r} x {c}": crosstab(frame, r, c) for r, c in CROSSTABS},
+        "by_year": by_year(frame),
+        "screening": flow,
+        "subdecisions": subdecision_coverage(corpus),
+        "audit": audit_agreement(corpus),
+    }
+    result["counts"][v.SCREENING_STAGE] = flow["by_stage"]
+    result["counts"][v.EXCLUSION_REASON] = flow["by_reason"]
+    return result
+
+
+def stats_schema(tax: Any) -> dict[str, Any]:
+    """JSON Schema 2020-12 describing the document :func:`compute` returns (plus ``claims``)."""
+
+    def tally(field: str, what: str) -> dict[str, Any]:
+        ids = list(tax.ids(field))
+        return {
+            "description": f"{what}: every value of `{field}` in taxonomy order, zeros kept.",
+            "type": "object",
+            "properties": {i: {"type": "integer", "minimum": 0} for i in ids},
+            "required": ids,
+            "additionalProperties": False,
+        }
+
+    def table(rows: str, cols: str) -> dict[str, Any]:
+        return {
+            "description": f"Entries per `{rows}` value (rows) and `{cols}` value (columns), zeros kept.",
+            "type": "object",
+            "propertyNames": {"enum": list(tax.ids(rows))},
+            "additionalProperties": tally(cols, "Entries in this row"),
+        }
+
+    keyed_counts = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
+    subdecision = {
+        "type": "object",
+        "properties": {
+            **{code: {"type": "integer", "minimum": 0, "description": f"Entries coding it `{code}`."}
+               for code in tax.ids(v.SUBDECISION_CODE)},
+            "keys": {"type": "object", "description": "The entry keys behind each count.",
+                     "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+        },
+        "required": [*tax.ids(v.SUBDECISION_CODE), "keys"],
+    }
+    audit_field = {
+        "type": "object",
+        "properties": {
+            "rows": {"type": "integer", "description": "Audited rows compared."},
+            "agreement": {"type": ["number", "null"], "description": "Percent of rows where both readings agree."},
+            "kappa": {"type": ["number", "null"], "description": "Cohen's kappa; null when chance agreement is total."},
+            "disagreements": {"type": "array", "description": "Rows where the readings differ.", "items": {
+                "type": "object", "required": ["key", "first", "second"],
+                "properties": {"key": {"type": "string"}, "first": {"type": "string"}, "second": {"type": "string"}}}},
+        },
+        "required": ["rows", "agreement", "kappa", "disagreements"],
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "urn:masrl:schema:stats",
+        "title": "Corpus statistics",
+        "description": "The document `masrl stats --json` prints and site/docs/data/stats.json holds. "
+                       "Generated by `masrl build`; do not edit.",
+        "type": "object",
+        "properties": {
+            "format": {"const": STATS_FORMAT, "description": "Format name and version of this document."},
+            "retained": {"type": "integer", "description": "Papers kept in the corpus."},
+            "excluded": {"type": "integer", "description": "Screened records left out."},
+            "identified": {"type": "integer", "description": "Records screened: retained plus excluded."},
+            "audited": {"type": "integer", "description": "Papers with an independent second reading."},
+            "counts": {
+                "description": "Entries per value of every controlled field.",
+                "type": "object",
+                "properties": {
+                    **{f: tally(f, "Papers") for f in PAPER_COUNTS},
+                    v.SCREENING_STAGE: tally(v.SCREENING_STAGE, "Exclusions per stage"),
+                    v.EXCLUSION_REASON: tally(v.EXCLUSION_REASON, "Exclusions carrying each reason (a record may carry several)"),
+                },
+                "required": [*PAPER_COUNTS, v.SCREENING_STAGE, v.EXCLUSION_REASON],
+                "additionalProperties": False,
+            },
+            "strict_credit": tally(v.CREDIT_UNIT, "Papers with strict explicit credit, per credit unit"),
+            "crosstabs": {
+                "description": "Cross-tabulations keyed \"<row field> x <column field>\".",
+                "type": "object",
+                "properties": {f"{r} x {c}": table(r, c) for r, c in CROSSTABS},
+                "required": [f"{r} x {c}" for r, c in CROSSTABS],
+                "additionalProperties": False,
+            },
+            "by_year": {"description": "Papers per year (every year from first to last) and category.",
+                        "type": "object", "additionalProperties": tally(v.CATEGORY, "Papers that year")},
+            "screening": {
+                "description": "The screening flow.",
+                "type": "object",
+                "properties": {
+                    "identified": {"type": "integer"}, "excluded": {"type": "integer"}, "retained": {"type": "integer"},
+                    "by_stage": keyed_counts, "by_reason": keyed_counts,
+                    "first_reason": {**keyed_counts, "description": "Exclusions by their first (main) reason."},
+                },
+                "required": ["identified", "excluded", "retained", "by_stage", "by_reason", "first_reason"],
+            },
+            "subdecisions": {
+                "description": "Orchestration sub-decision coverage: entries coded, and per O1-O5 how many learn or design it.",
+                "type": "object",
+                "properties": {"coded": {"type": "integer"}, **{o: subdecision for o in tax.ids(v.SUBDECISION)}},
+                "required": ["coded", *tax.ids(v.SUBDECISION)],
+            },
+            "audit": {
+                "description": "Agreement between the first coding and the independent second reading.",
+                "type": "object",
+                "properties": {
+                    "rows": {"type": "integer"},
+                    "fields": {"type": "object", "properties": {f: audit_field for f in v.AUDITED_TAGS},
+                               "required": list(v.AUDITED_TAGS)},
+                    "strict_credit_agreement": {"type": "integer",
+                                                "description": "Rows where the paper's strict-credit flag equals the second reader's."},
+                },
+                "required": ["rows", "fields"],
+            },
+            "claims": {
+                "description": "Every claim of claims.yaml, evaluated.",
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string"}, "statement": {"type": "string"}, "query": {"type": "object"},
+                        "expected": {}, "actual": {}, "holds": {"type": "boolean"},
+                        "rows": {"description": "Keys behind the value; per value for counts queries."},
+                    },
+                    "required": ["id", "statement", "query", "expected", "actual", "holds", "rows"],
+                },
+            },
+        },
+        "required": ["format", "retained", "excluded", "identified", "audited", "counts", "strict_credit",
+                     "crosstabs", "by_year", "screening", "subdecisions", "audit", "claims"],
+    }

@@ -1,0 +1,87 @@
+"""``masrl build``: validate, then regenerate every output that changed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from masrl._build import Analysis, BuildError, analyse, render_outputs, stale_files
+from masrl._cli_common import MasrlError, ReportedFailure, report, root_of
+from masrl._vocab import TaxonomyError
+from masrl._writer import write_all
+
+
+def analysis_or_fail(root: Path) -> Analysis:
+    """The analysed corpus at *root*, or print its problems and exit 1."""
+    with _failing():
+        return analyse(root)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def generate(root: Path) -> dict[str, str | bytes]:
+    """Every generated file for the corpus at *root*; prints problems and exits 1 on bad input."""
+    with _failing():
+        return render_outputs(root, analyse(root))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+@contextmanager
+def _failing() -> Iterator[None]:
+    try:
+        yield
+    except TaxonomyError as exc:
+        report(exc.problems, 1)
+        raise ReportedFailure() from None
+    except BuildError as exc:
+        if exc.message:
+            raise MasrlError(exc.message) from None
+        report(exc.problems, exc.files, quiet=True)
+        click.echo("Nothing was written; fix the errors above.", err=True)
+        raise ReportedFailure() from None
+
+
+@click.command(name="build")
+@click.option("--draft", is_flag=True, help="List what would change, write nothing.")
+@click.pass_context
+def command(ctx: click.Context, draft: bool) -> None:
+    """Validate the records, then regenerate every output that changed.
+
+    Regenerates the README blocks, figures, JSON Schemas, data exports (CSV, JSON, BibTeX,
+    stats.json) and the site pages. Files are written atomically and only when their content
+    changed; generated files that no longer belong are removed. If any record has an error,
+    nothing is written.
+
+    Example:
+
+        masrl build
+        masrl build --draft
+    """
+    root = root_of(ctx)
+    outputs = generate(root)
+    stale = stale_files(root, outputs)
+    if draft:
+        changed = [rel for rel, content in sorted(outputs.items()) if _differs(root / rel, content)]
+        for rel in changed:
+            click.echo(f"would write {rel}")
+        for rel in stale:
+            click.echo(f"would remove {rel}")
+        click.echo(f"{len(changed)} to write, {len(stale)} to remove", err=True)
+        return
+    written = write_all(root, outputs)
+    for rel in written:
+        click.echo(f"wrote {rel}")
+    for rel in stale:
+        (root / rel).unlink()
+        click.echo(f"removed {rel}")
+    click.echo(f"{len(written)} written, {len(stale)} removed, {len(outputs) - len(written)} unchanged", err=True)
+
+
+def _differs(path: Path, content: str | bytes) -> bool:
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    try:
+        return path.read_bytes() != data
+    except OSError:
+        return True
