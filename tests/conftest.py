@@ -132,3 +132,43 @@ def run_cli() -> Callable[..., Any]:
         return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=catch)
 
     return run
+
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def assert_golden(name: str, actual: str) -> None:
+    """Compare *actual* with tests/golden/NAME; MASRL_UPDATE_GOLDEN=1 rewrites the file instead."""
+    import os
+
+    path = GOLDEN / name
+    if os.environ.get("MASRL_UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(actual, encoding="utf-8")
+    assert path.exists(), f"golden file {path} is missing; run with MASRL_UPDATE_GOLDEN=1 to create it"
+    assert actual == path.read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the small fixture corpus (four papers, two exclusions, one audit) as cwd."""
+    root = tmp_path / "small"
+    shutil.copytree(FIXTURES / "small", root)
+    shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("MASRL_ROOT", raising=False)
+    return root
+
+
+@pytest.fixture
+def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of this repository's corpus and generated files, as cwd."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    for name in ("taxonomy.yaml", "claims.yaml", "README.md"):
+        shutil.copy(REPO / name, root / name)
+    for folder in ("papers", "exclusions", "audits", "schemas", "site"):
+        shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("build", "__pycache__"))
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("MASRL_ROOT", raising=False)
+    return root

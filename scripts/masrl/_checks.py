@@ -44,9 +44,13 @@ def cross_check(corpus: Corpus, handles: list[Handle]) -> Iterator[Problem]:
     yield from _check_names(handles)
     yield from _check_identifiers(handles)
     keys = {p.key: p for p in corpus.papers}
+    named = {h.name for h in handles if h.kind == "paper"}  # includes papers with errors of their own
     docs = {h.shown: h.doc for h in handles}
     for audit in corpus.audits:
-        yield from _check_audit_against_paper(audit, keys.get(audit.key), docs[audit.path])
+        if audit.key not in named:
+            yield _at(docs[audit.path], audit.path, ("key",), f"key '{audit.key}' names no paper in papers/")
+        elif audit.key in keys:
+            yield from _check_audit_against_paper(audit, keys[audit.key], docs[audit.path])
 
 
 def _at(
@@ -265,11 +269,8 @@ def _check_verdict(audit: Audit, doc: Document) -> Iterator[Problem]:
             )
 
 
-def _check_audit_against_paper(audit: Audit, paper: Paper | None, doc: Document) -> Iterator[Problem]:
+def _check_audit_against_paper(audit: Audit, paper: Paper, doc: Document) -> Iterator[Problem]:
     shown = audit.path
-    if paper is None:
-        yield _at(doc, shown, ("key",), f"key '{audit.key}' names no paper in papers/")
-        return
     for name in v.AUDITED_TAGS:
         if audit.first_reading[name] != paper.tag(name):
             yield _at(

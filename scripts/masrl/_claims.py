@@ -131,13 +131,17 @@ def _check(doc: Document, taxonomy: Taxonomy) -> Iterator[Problem]:
         if not isinstance(statement, str) or not statement.strip():
             yield at((*where, "statement"), "statement must be one sentence saying what the claim asserts")
         elif len(statement) > STATEMENT_MAX:
-            yield at((*where, "statement"), f"statement must be at most {STATEMENT_MAX} characters, not {len(statement)}")
+            yield at(
+                (*where, "statement"), f"statement must be at most {STATEMENT_MAX} characters, not {len(statement)}"
+            )
         if "expected" not in claim:
             yield at(where, "expected is required: the value the query must return")
         yield from _check_query(claim.get("query"), claim.get("expected"), (*where, "query"), taxonomy, at)
 
 
-def _check_query(query: Any, expected: Any, where: tuple[str | int, ...], taxonomy: Taxonomy, at: Any) -> Iterator[Problem]:
+def _check_query(
+    query: Any, expected: Any, where: tuple[str | int, ...], taxonomy: Taxonomy, at: Any
+) -> Iterator[Problem]:
     if not isinstance(query, dict):
         yield at(where, "query must be a mapping: {count: ...}, {counts: ...} or {most_common: ...}")
         return
@@ -170,13 +174,18 @@ def _check_query(query: Any, expected: Any, where: tuple[str | int, ...], taxono
             fields = {}
         for name, value in filters.items():
             if name not in fields:
-                yield at((*where, "where", name), f"cannot filter {target} on '{name}'{did_you_mean(name, list(fields))}")
+                yield at(
+                    (*where, "where", name), f"cannot filter {target} on '{name}'{did_you_mean(name, list(fields))}"
+                )
                 continue
             allowed = fields[name]
             values = value if isinstance(value, list) else [value]
             for item in values:
                 if allowed is not None and item not in allowed:
-                    yield at((*where, "where", name), f"{name} must be {one_of(allowed)}, not {item!r}{did_you_mean(str(item), allowed)}")
+                    yield at(
+                        (*where, "where", name),
+                        f"{name} must be {one_of(allowed)}, not {item!r}{did_you_mean(str(item), allowed)}",
+                    )
                 elif allowed is None and name in ("strict_credit", "coded") and not isinstance(item, bool):
                     yield at((*where, "where", name), f"{name} must be true or false")
                 elif allowed is None and name == "year" and type(item) is not int:
@@ -191,7 +200,10 @@ def _check_query(query: Any, expected: Any, where: tuple[str | int, ...], taxono
         if not isinstance(expected, dict) or not all(type(n) is int for n in expected.values()):
             yield at((*where[:-1], "expected"), "expected must map every value to its count")
         elif list(expected) != list(taxonomy.ids(field)):
-            yield at((*where[:-1], "expected"), f"expected must list every {field} value in taxonomy order: {', '.join(taxonomy.ids(field))}")
+            yield at(
+                (*where[:-1], "expected"),
+                f"expected must list every {field} value in taxonomy order: {', '.join(taxonomy.ids(field))}",
+            )
     else:
         ignore = query.get("ignore", [])
         if not isinstance(ignore, list) or any(i not in taxonomy.ids(field) for i in ignore):
@@ -237,7 +249,8 @@ def _run(query: dict[str, Any], corpus: Corpus, frame: pd.DataFrame, stats: dict
             stages = stage if isinstance(stage, list) else [stage] if stage else None
             reasons = reason if isinstance(reason, list) else [reason] if reason else None
             keys = [
-                e.id for e in corpus.exclusions
+                e.id
+                for e in corpus.exclusions
                 if (stages is None or e.stage in stages) and (reasons is None or set(reasons) & set(e.reasons))
             ]
         else:
@@ -257,5 +270,4 @@ def _run(query: dict[str, Any], corpus: Corpus, frame: pd.DataFrame, stats: dict
     tally = {k: n for k, n in stats["counts"][field].items() if k not in ignore}
     top = max(tally.values(), default=0)
     winners = [k for k, n in tally.items() if n == top]
-    actual = " = ".join(winners)
-    return actual, list(frame.loc[frame[field].isin(winners), "key"])
+    return " = ".join(winners), list(frame.loc[frame[field].isin(winners), "key"])

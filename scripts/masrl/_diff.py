@@ -44,8 +44,10 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "…"
 
 
-def _record_changes(kind: str, folder: str, old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
-    out = []
+def _record_changes(
+    kind: str, folder: str, old: dict[str, Any], new: dict[str, Any]
+) -> list[tuple[str, str, list[str]]]:
+    out: list[tuple[str, str, list[str]]] = []
     for name in sorted(set(old) | set(new)):
         file = f"{folder}/{name}.yaml"
         if name not in old:
@@ -59,7 +61,9 @@ def _record_changes(kind: str, folder: str, old: dict[str, Any], new: dict[str, 
                 details = []
                 for k in changed:
                     if k in ("summary", "notes", "note", "subdecisions"):
-                        details.append(f"{k} edited" if k != "subdecisions" else _subdecision_change(before[k], after[k]))
+                        details.append(
+                            f"{k} edited" if k != "subdecisions" else _subdecision_change(before[k], after[k])
+                        )
                     else:
                         details.append(f"{k}: {_show(before.get(k))} → {_show(after.get(k))}")
                 out.append((file, f"{kind} changed", details))
@@ -79,8 +83,9 @@ def compare(before: Analysis, after: Analysis) -> Delta:
     delta = Delta(errors_before=sum(p.is_error for p in before.loaded.problems))
     b, a = before.corpus, after.corpus
     delta.records += _record_changes("paper", "papers", {p.key: p for p in b.papers}, {p.key: p for p in a.papers})
-    delta.records += _record_changes("exclusion", "exclusions", {e.id: e for e in b.exclusions},
-                                     {e.id: e for e in a.exclusions})
+    delta.records += _record_changes(
+        "exclusion", "exclusions", {e.id: e for e in b.exclusions}, {e.id: e for e in a.exclusions}
+    )
     delta.records += _record_changes("audit", "audits", {x.key: x for x in b.audits}, {x.key: x for x in a.audits})
     for name, values in after.stats["counts"].items():
         old = before.stats["counts"].get(name, {})
@@ -126,7 +131,10 @@ def markdown(delta: Delta, before_label: str, after_label: str) -> str:
     """The delta as Markdown for a pull-request comment."""
     lines = [f"## Corpus diff: {md(before_label)} → {md(after_label)}", ""]
     if delta.errors_before:
-        lines += [f"> {before_label} had {delta.errors_before} validation errors; records with errors were left out.", ""]
+        lines += [
+            f"> {before_label} had {delta.errors_before} validation errors; records with errors were left out.",
+            "",
+        ]
     if delta.empty:
         lines.append("No record changed; every count, cross-tab cell and claim is the same.")
         return "\n".join(lines) + "\n"
@@ -154,8 +162,11 @@ def markdown(delta: Delta, before_label: str, after_label: str) -> str:
         lines += [f"| `{i}`: {md(s)} | {_claim_cell(b)} | {_claim_cell(a)} |" for i, s, b, a in delta.claims]
         flipped = [i for i, _, b, a in delta.claims if a is not None and not a["holds"]]
         if flipped:
-            lines += ["", f"**{len(flipped)} claim(s) no longer hold:** {', '.join(f'`{i}`' for i in flipped)}. "
-                      "If the change is intended, update `expected` in claims.yaml in this pull request."]
+            lines += [
+                "",
+                f"**{len(flipped)} claim(s) no longer hold:** {', '.join(f'`{i}`' for i in flipped)}. "
+                "If the change is intended, update `expected` in claims.yaml in this pull request.",
+            ]
     else:
         lines.append("Every claim evaluates as before.")
     return "\n".join(lines) + "\n"

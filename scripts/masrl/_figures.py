@@ -52,18 +52,20 @@ def _figure(width: float, height: float) -> Any:
     import matplotlib
 
     matplotlib.use("svg")
-    matplotlib.rcParams.update({
-        "svg.hashsalt": "masrl",  # fixed ids for clip paths and other defs
-        "svg.fonttype": "none",  # text stays text: smaller files, no embedded glyph paths
-        "font.family": "DejaVu Sans",
-        "font.size": 9,
-        "axes.edgecolor": MUTED,
-        "axes.labelcolor": INK,
-        "xtick.color": INK,
-        "ytick.color": INK,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-    })
+    matplotlib.rcParams.update(
+        {
+            "svg.hashsalt": "masrl",  # fixed ids for clip paths and other defs
+            "svg.fonttype": "none",  # text stays text: smaller files, no embedded glyph paths
+            "font.family": "DejaVu Sans",
+            "font.size": 9,
+            "axes.edgecolor": MUTED,
+            "axes.labelcolor": INK,
+            "xtick.color": INK,
+            "ytick.color": INK,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+        }
+    )
     from matplotlib.figure import Figure
 
     return Figure(figsize=(width, height), dpi=100, layout="constrained")
@@ -89,9 +91,16 @@ def _bars(data: dict[str, Any]) -> Any:
     bars = ax.bar(positions, values, color=[PALETTE[0] if v else MUTED for v in values], width=0.7)
     for bar, value in zip(bars, values, strict=True):
         # Zero bars have no height; their label keeps the empty cell visible.
-        ax.annotate(str(value), (bar.get_x() + bar.get_width() / 2, value), xytext=(0, 3),
-                    textcoords="offset points", ha="center", va="bottom", color=INK if value else MUTED,
-                    fontweight="bold" if value else "normal")
+        ax.annotate(
+            str(value),
+            (bar.get_x() + bar.get_width() / 2, value),
+            xytext=(0, 3),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            color=INK if value else MUTED,
+            fontweight="bold" if value else "normal",
+        )
     ax.set_xticks(list(positions), labels, fontsize=8)
     ax.set_ylabel("entries")
     ax.yaxis.set_major_locator(_integer_ticks())
@@ -110,8 +119,15 @@ def _heatmap(data: dict[str, Any]) -> Any:
     ax.imshow(cells, cmap="Blues", vmin=0, vmax=top, aspect="auto")
     for i, row in enumerate(cells):
         for j, n in enumerate(row):
-            ax.text(j, i, str(n), ha="center", va="center", fontsize=8,
-                    color="white" if n > top * 0.6 else (INK if n else MUTED))
+            ax.text(
+                j,
+                i,
+                str(n),
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if n > top * 0.6 else (INK if n else MUTED),
+            )
     ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right")
     ax.set_yticks(range(len(rows)), rows)
     ax.set_xlabel(data["xlabel"])
@@ -149,8 +165,17 @@ def _flow(data: dict[str, Any]) -> Any:
     ax.axis("off")
 
     def box(x: float, y: float, w: float, h: float, text: str, colour: str) -> None:
-        ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.6,rounding_size=1.5",
-                                    facecolor=colour, edgecolor=MUTED, linewidth=0.8))
+        ax.add_patch(
+            FancyBboxPatch(
+                (x, y),
+                w,
+                h,
+                boxstyle="round,pad=0.6,rounding_size=1.5",
+                facecolor=colour,
+                edgecolor=MUTED,
+                linewidth=0.8,
+            )
+        )
         ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=8, color=INK, wrap=True)
 
     def arrow(x0: float, y0: float, x1: float, y1: float) -> None:
@@ -175,7 +200,9 @@ def _flow(data: dict[str, Any]) -> Any:
 RECENT_YEARS = 10  # the year chart shows this many years one by one and groups older ones
 
 
-def _year_buckets(by_year: dict[str, dict[str, int]], categories: list[str]) -> tuple[list[str], list[tuple[str, list[int]]]]:
+def _year_buckets(
+    by_year: dict[str, dict[str, int]], categories: list[str]
+) -> tuple[list[str], list[tuple[str, list[int]]]]:
     """Year labels and per-category series, older years folded into one "≤ YYYY" bar."""
     years = [int(y) for y in by_year]
     if not years:
@@ -194,7 +221,11 @@ def _year_buckets(by_year: dict[str, dict[str, int]], categories: list[str]) -> 
 def _two_lines(label: str) -> str:
     """``"R8 Hybrid local-global"`` -> ``"R8\nhybrid local-global"``, wrapped for a tick label."""
     head, _, rest = label.partition(" ")
-    return head + "\n" + "\n".join(textwrap.wrap(rest.lower().replace("/", "/ "), 10, break_long_words=False)).replace("/ ", "/")
+    return (
+        head
+        + "\n"
+        + "\n".join(textwrap.wrap(rest.lower().replace("/", "/ "), 10, break_long_words=False)).replace("/ ", "/")
+    )
 
 
 def figure_specs(stats: dict[str, Any], labels: dict[str, dict[str, str]]) -> list[FigureSpec]:
@@ -208,44 +239,64 @@ def figure_specs(stats: dict[str, Any], labels: dict[str, dict[str, str]]) -> li
     flow = stats["screening"]
     return [
         FigureSpec(
-            "reward-families", "Entries per reward family",
+            "reward-families",
+            "Entries per reward family",
             "Bar chart of entries per reward family R1 to R8.",
-            {"title": "Entries per reward family (R1–R8)",
-             "labels": [_two_lines(labels["reward_family"][f]) for f in families],
-             "values": [fam[f] for f in families],
-             "note": f"{fam.get('NA', 0)} entries define no reward (NA), not shown"},
+            {
+                "title": "Entries per reward family (R1–R8)",
+                "labels": [_two_lines(labels["reward_family"][f]) for f in families],
+                "values": [fam[f] for f in families],
+                "note": f"{fam.get('NA', 0)} entries define no reward (NA), not shown",
+            },
             _bars,
         ),
         FigureSpec(
-            "credit-units", "Entries per credit unit, token to team",
+            "credit-units",
+            "Entries per credit unit, token to team",
             "Bar chart of entries per credit unit from token to team, zeros labelled.",
-            {"title": "Finest unit carrying reward or credit, fine to coarse",
-             "labels": [labels["credit_unit"][u] for u in units],
-             "values": [stats["counts"]["credit_unit"][u] for u in units],
-             "note": f"{stats['counts']['credit_unit'].get('NA', 0)} entries have no credit unit (NA), not shown"},
+            {
+                "title": "Finest unit carrying reward or credit, fine to coarse",
+                "labels": [labels["credit_unit"][u] for u in units],
+                "values": [stats["counts"]["credit_unit"][u] for u in units],
+                "note": f"{stats['counts']['credit_unit'].get('NA', 0)} entries have no credit unit (NA), not shown",
+            },
             _bars,
         ),
         FigureSpec(
-            "reward-x-credit", "Reward type by credit unit",
+            "reward-x-credit",
+            "Reward type by credit unit",
             "Heat map of entries by reward type and credit unit, with counts in every cell.",
-            {"title": "Reward type × credit unit (entries)", "rows": [labels["reward_type"][r] for r in reward_types],
-             "cols": [labels["credit_unit"][u] for u in units],
-             "cells": [[cross[r][u] for u in units] for r in reward_types],
-             "xlabel": "credit unit (fine → coarse)", "ylabel": "reward type"},
+            {
+                "title": "Reward type × credit unit (entries)",
+                "rows": [labels["reward_type"][r] for r in reward_types],
+                "cols": [labels["credit_unit"][u] for u in units],
+                "cells": [[cross[r][u] for u in units] for r in reward_types],
+                "xlabel": "credit unit (fine → coarse)",
+                "ylabel": "reward type",
+            },
             _heatmap,
         ),
         FigureSpec(
-            "entries-per-year", "Entries per year by category",
+            "entries-per-year",
+            "Entries per year by category",
             "Stacked bar chart of entries per publication year, by category.",
-            {"title": "Entries per year, by category", "years": year_labels,
-             "series": [[labels["category"][c], values] for c, values in year_series]},
+            {
+                "title": "Entries per year, by category",
+                "years": year_labels,
+                "series": [[labels["category"][c], values] for c, values in year_series],
+            },
             _years,
         ),
         FigureSpec(
-            "screening-flow", "Screening flow",
+            "screening-flow",
+            "Screening flow",
             "Flow diagram: records identified, excluded at each screening stage, and retained.",
-            {"title": "Screening flow", "identified": flow["identified"], "retained": flow["retained"],
-             "stages": [[labels["screening_stage"][s].lower(), n] for s, n in flow["by_stage"].items()]},
+            {
+                "title": "Screening flow",
+                "identified": flow["identified"],
+                "retained": flow["retained"],
+                "stages": [[labels["screening_stage"][s].lower(), n] for s, n in flow["by_stage"].items()],
+            },
             _flow,
         ),
     ]
@@ -266,8 +317,11 @@ def render_figures(specs: list[FigureSpec], on_disk: Callable[[str], bytes | Non
         fingerprint = spec.fingerprint()
         previous = old_manifest.get(spec.name, {})
         existing = on_disk(spec.path)
-        if (existing is not None and previous.get("data") == fingerprint
-                and previous.get("sha256") == hashlib.sha256(existing).hexdigest()):
+        if (
+            existing is not None
+            and previous.get("data") == fingerprint
+            and previous.get("sha256") == hashlib.sha256(existing).hexdigest()
+        ):
             svg = existing
         else:
             svg = draw(spec)

@@ -108,7 +108,13 @@ def environment(corpus: Corpus) -> jinja2.Environment:
         return f"[{md(key)}]({PAPER_PAGE.format(key=key)})"
 
     def tags(p: Paper) -> str:
-        parts = [family[p.key], p.reward_type, p.credit_unit + (" (strict)" if p.strict_credit else ""), p.topology, p.scenario]
+        parts = [
+            family[p.key],
+            p.reward_type,
+            p.credit_unit + (" (strict)" if p.strict_credit else ""),
+            p.topology,
+            p.scenario,
+        ]
         return " · ".join(code(x) for x in parts)
 
     env.filters.update(md=md, url=md_url, code=code, value=show_value, paper_link=paper_link)

@@ -110,14 +110,14 @@ def synthetic_exclusion(i: int, rng: random.Random, taxonomy: Taxonomy) -> dict[
 
 
 def write_synthetic_corpus(source_root: Path, out: Path, papers: int, exclusions: int, seed: int = 7) -> None:
-    """Fill *out* with taxonomy.yaml, claims.yaml (if any) and generated records."""
+    """Fill *out* with taxonomy.yaml, claims.yaml and README.md (if any) and generated records."""
     taxonomy = load_taxonomy(source_root)
     rng = random.Random(seed)
     if out.exists():
         shutil.rmtree(out)
     (out / "papers").mkdir(parents=True)
     (out / "exclusions").mkdir()
-    for name in ("taxonomy.yaml", "claims.yaml"):
+    for name in ("taxonomy.yaml", "claims.yaml", "README.md"):
         if (source_root / name).is_file():
             shutil.copy(source_root / name, out / name)
     for i in range(papers):

@@ -36,7 +36,10 @@ def checkout_corpus(root: Path, rev: str, into: Path) -> None:
     top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip())
     prefix = root.resolve().relative_to(top.resolve()).as_posix()
     prefix = "" if prefix == "." else prefix + "/"
-    _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    try:
+        _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    except MasrlError:
+        raise MasrlError(f"'{rev}' is not a commit of this repository (try a branch, tag or hash)") from None
     listed = _git(root, "ls-tree", "--name-only", rev, "--", *[prefix + p for p in CORPUS_PATHS]).decode().split()
     if not listed:
         raise MasrlError(f"{rev} holds no corpus files ({', '.join(CORPUS_PATHS)})")
@@ -50,8 +53,12 @@ def checkout_corpus(root: Path, rev: str, into: Path) -> None:
 
 @click.command(name="diff")
 @click.argument("rev", default="HEAD")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also append the Markdown to this file (e.g. $GITHUB_STEP_SUMMARY).")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also append the Markdown to this file (e.g. $GITHUB_STEP_SUMMARY).",
+)
 @click.pass_context
 def command(ctx: click.Context, rev: str, output: Path | None) -> None:
     """Show what the working tree changes since git revision REV (default HEAD).

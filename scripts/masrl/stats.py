@@ -32,8 +32,10 @@ def command(ctx: click.Context, as_json: bool) -> None:
         click.echo(json.dumps(stats, indent=2, ensure_ascii=False))
         return
     labels = {name: {x.id: x.label for x in f.values} for name, f in analysis.corpus.taxonomy.fields.items()}
-    click.echo(f"{stats['retained']} retained, {stats['excluded']} excluded, {stats['identified']} identified, "
-               f"{stats['audited']} audited, {stats['subdecisions']['coded']} coded for sub-decisions")
+    click.echo(
+        f"{stats['retained']} retained, {stats['excluded']} excluded, {stats['identified']} identified, "
+        f"{stats['audited']} audited, {stats['subdecisions']['coded']} coded for sub-decisions"
+    )
     for field, values in stats["counts"].items():
         click.echo(f"\n{field}")
         width = max(len(labels[field].get(k, k)) for k in values)

@@ -1,0 +1,155 @@
+"""masrl build and masrl check: regenerate everything, write only what changed, catch drift."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import REPO, assert_golden
+from masrl import _figures
+from masrl._build import analyse, labels_of
+
+
+def _snapshot(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_the_repository_is_up_to_date() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "masrl", "check"], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert result.stderr.endswith("generated files are up to date\n")
+
+
+def test_build_then_rebuild_changes_nothing(small: Path, run_cli: Any) -> None:
+    first = run_cli("build")
+    assert first.exit_code == 0, first.output
+    before = _snapshot(small)
+    second = run_cli("build")
+    assert second.exit_code == 0
+    assert second.stdout == ""
+    assert second.stderr.startswith("0 written, 0 removed, ")
+    assert _snapshot(small) == before
+
+
+def test_small_readme_matches_golden(small: Path, run_cli: Any) -> None:
+    assert run_cli("build").exit_code == 0
+    assert_golden("small-README.md", (small / "README.md").read_text("utf-8"))
+
+
+def test_hostile_title_is_literal_in_every_table(small: Path, run_cli: Any) -> None:
+    assert run_cli("build").exit_code == 0
+    readme = (small / "README.md").read_text("utf-8")
+    assert "<script>" not in readme
+    assert r"Alpha \| pipes, \*stars\*, \`ticks\` and &lt;script&gt;alert(1)&lt;/script&gt; in a title" in readme
+    # Every row of a table has as many cell separators as its header: no title split a row.
+    widths: list[int] = []
+    for line in [*readme.splitlines(), ""]:
+        if line.startswith("|"):
+            widths.append(len(re.findall(r"(?<!\\)\|", line)))
+        elif widths:
+            assert len(set(widths)) == 1, widths
+            widths = []
+
+
+def test_check_fails_on_a_hand_edit_and_shows_the_diff(small: Path, run_cli: Any) -> None:
+    assert run_cli("build").exit_code == 0
+    readme = small / "README.md"
+    readme.write_text(readme.read_text("utf-8").replace("**4** retained", "**5** retained"), "utf-8")
+    result = run_cli("check")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("stale: README.md\n--- a/README.md\n+++ b/README.md\n")
+    assert "-**5** retained" in result.stdout
+    assert "+**4** retained" in result.stdout
+    assert "run `masrl build`" in result.stderr
+
+
+def test_check_catches_an_edited_figure_and_a_stray_file(small: Path, run_cli: Any) -> None:
+    assert run_cli("build").exit_code == 0
+    figure = small / "site/docs/figures/credit-units.svg"
+    figure.write_text(figure.read_text("utf-8").replace("Token", "Tokens"), "utf-8")
+    (small / "site/docs/data/old.csv").write_text("stale\n", "utf-8")
+    result = run_cli("check")
+    assert result.exit_code == 1
+    assert "stale: site/docs/figures/credit-units.svg" in result.stdout
+    assert "extra: site/docs/data/old.csv (no longer generated)" in result.stdout
+    # build repairs both
+    repaired = run_cli("build")
+    assert "wrote site/docs/figures/credit-units.svg" in repaired.stdout
+    assert "removed site/docs/data/old.csv" in repaired.stdout
+    assert run_cli("check").exit_code == 0
+
+
+def test_build_writes_nothing_when_a_record_is_broken(small: Path, run_cli: Any) -> None:
+    assert run_cli("build").exit_code == 0
+    (small / "papers/beta.yaml").write_text(
+        (small / "papers/beta.yaml").read_text("utf-8").replace("credit_unit: message", "credit_unit: mesage"), "utf-8"
+    )
+    before = _snapshot(small)
+    result = run_cli("build")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("papers/beta.yaml:18:1: credit_unit: credit_unit must be one of")
+    assert "Nothing was written" in result.stderr
+    assert _snapshot(small) == before
+
+
+def test_missing_readme_marker_is_a_clear_error(small: Path, run_cli: Any) -> None:
+    readme = small / "README.md"
+    readme.write_text(readme.read_text("utf-8").replace("<!-- END masrl:claims -->\n", ""), "utf-8")
+    result = run_cli("build")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: README.md lacks the generated block claims; add '<!-- BEGIN masrl:claims -->' and "
+        "'<!-- END masrl:claims -->' lines where it belongs\n"
+    )
+
+
+def test_draft_lists_changes_without_writing(small: Path, run_cli: Any) -> None:
+    before = _snapshot(small)
+    result = run_cli("build", "--draft")
+    assert result.exit_code == 0
+    assert "would write README.md" in result.stdout
+    assert _snapshot(small) == before
+
+
+def test_figures_are_byte_deterministic(small: Path) -> None:
+    analysis = analyse(small)
+    for spec in _figures.figure_specs(analysis.stats, labels_of(analysis.corpus)):
+        first, second = _figures.draw(spec), _figures.draw(spec)
+        assert first == second, spec.name
+        assert b"<dc:date>" not in first
+        assert first.startswith(b"<?xml")
+
+
+def test_unchanged_figures_are_reused_not_redrawn(small: Path, run_cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert run_cli("build").exit_code == 0
+
+    def refuse(spec: Any) -> bytes:
+        raise AssertionError(f"{spec.name} was redrawn although its data did not change")
+
+    monkeypatch.setattr(_figures, "draw", refuse)
+    assert run_cli("build").exit_code == 0
+    assert run_cli("check").exit_code == 0
+
+
+@pytest.mark.parametrize("size", [320])
+def test_large_corpora_summarise_the_paper_list(tmp_path: Path, size: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from masrl._records import load_corpus
+    from masrl._render import README_PER_CATEGORY, paper_groups
+    from masrl._synth import write_synthetic_corpus
+
+    write_synthetic_corpus(REPO, tmp_path / "big", papers=size, exclusions=10)
+    groups = paper_groups(load_corpus(tmp_path / "big").corpus)
+    assert all(len(g.papers) <= README_PER_CATEGORY for g in groups)
+    assert sum(len(g.papers) + g.more for g in groups) == size

@@ -1,0 +1,70 @@
+"""masrl diff REV: the Markdown a reviewer reads on a pull request."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import assert_golden
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.org",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.org",
+}
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env={**os.environ, **GIT_ENV})
+
+
+@pytest.fixture
+def repo(small: Path) -> Path:
+    git(small, "init", "-q", "-b", "main")
+    git(small, "add", "-A")
+    git(small, "commit", "-q", "-m", "corpus")
+    return small
+
+
+def test_diff_of_an_unchanged_tree(repo: Path, run_cli: Any) -> None:
+    result = run_cli("diff", "HEAD")
+    assert result.exit_code == 0
+    assert result.stdout == (
+        "## Corpus diff: HEAD → working tree\n\nNo record changed; every count, cross-tab cell and claim is the same.\n"
+    )
+
+
+def test_diff_shows_records_counts_cells_and_claims(repo: Path, run_cli: Any, tmp_path: Path) -> None:
+    # Arrange: retag one paper, add one, remove an exclusion.
+    beta = repo / "papers" / "beta.yaml"
+    beta.write_text(beta.read_text("utf-8").replace("credit_unit: message", "credit_unit: agent"), "utf-8")
+    gamma = (repo / "papers" / "gamma.yaml").read_text("utf-8")
+    (repo / "papers" / "epsilon.yaml").write_text(
+        gamma.replace("key: gamma", "key: epsilon").replace("https://example.org/gamma", "https://example.org/eps"),
+        "utf-8",
+    )
+    (repo / "exclusions" / "E002.yaml").unlink()
+    summary = tmp_path / "summary.md"
+    # Act
+    result = run_cli("diff", "HEAD", "-o", str(summary))
+    # Assert
+    assert result.exit_code == 0, result.output
+    assert_golden("diff-small.md", result.stdout)
+    assert summary.read_text("utf-8") == result.stdout
+
+
+def test_diff_against_a_bad_revision(repo: Path, run_cli: Any) -> None:
+    result = run_cli("diff", "no-such-branch")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: 'no-such-branch' is not a commit of this repository (try a branch, tag or hash)\n"
+
+
+def test_diff_outside_git(small: Path, run_cli: Any) -> None:
+    result = run_cli("diff", "HEAD")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: git rev-parse --show-toplevel failed: fatal: not a git repository")
