@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -62,4 +64,106 @@ def all_targets(root: Path, work: Path, size: int) -> list[Target]:
             budget_mib=1024,
             prepare=_reset_outputs(synthetic, root / "README.md"),
         ),
+        *site_targets(root, work, size),
     ]
+
+
+def _site_build(real: Path, out: Path) -> Target:
+    argv = [
+        sys.executable,
+        "-m",
+        "mkdocs",
+        "build",
+        "--strict",
+        "-q",
+        "-f",
+        str(real / "site" / "mkdocs.yml"),
+        "-d",
+        str(out),
+    ]
+    return Target("site: mkdocs build --strict, corpus", argv, real, budget_s=10.0)
+
+
+def _papers_page(real: Path, out: Path, size: int, work: Path) -> Path:
+    """The built papers page with its data swapped for *size* generated rows."""
+    from masrl._build import analyse
+    from masrl._site import _table_data, script_json
+
+    synthetic = work / f"synthetic-{size}"
+    analysis = analyse(synthetic, strict=False)
+    corpus = analysis.corpus
+    family = {p.key: corpus.taxonomy.family_of(p.reward_type) for p in corpus.papers}
+    labels = {name: {x.id: x.label for x in f.values} for name, f in corpus.taxonomy.fields.items()}
+    data = script_json(_table_data(corpus, family, labels, corpus.taxonomy))
+    # A copy of the built site (the timed mkdocs target rebuilds `out` from scratch) whose papers
+    # page carries the generated rows instead of the corpus.
+    big = work / "site-big"
+    if big.exists():
+        shutil.rmtree(big)
+    shutil.copytree(out, big)
+    page = (big / "papers" / "index.html").read_text("utf-8")
+    head, rest = page.split('id="masrl-paper-data">', 1)
+    _, tail = rest.split("</script>", 1)
+    (big / "papers" / "index.html").write_text(f'{head}id="masrl-paper-data">{data}</script>{tail}', "utf-8")
+    return big
+
+
+def _filter_probe(out: Path) -> Callable[[], float]:
+    """Seconds to filter and re-render the big papers table, timed inside Chromium.
+
+    Each call loads the page afresh in a new Chromium and times two filter changes (a text term
+    with a family, then a credit unit alone), each a full re-filter, facet recount and re-render.
+    """
+
+    def probe() -> float:
+        from playwright.sync_api import sync_playwright
+
+        from masrl._browser import chromium_executable, launch_args, serve
+
+        with serve(out) as base, sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium_executable(), args=launch_args())
+            page = browser.new_page()
+            page.goto(f"{base}/papers/")
+            page.wait_for_function("window.masrlPapers !== undefined")
+            ms = page.evaluate(
+                """() => { const t0 = performance.now();
+                           window.masrlPapers.filter({q: "agent", f: "R7", u: ""});
+                           window.masrlPapers.filter({q: "", f: "", u: "orchestrator"});
+                           return (performance.now() - t0) / 2; }"""
+            )
+            browser.close()
+        return float(ms) / 1000
+
+    return probe
+
+
+def facts(root: Path, work: Path) -> list[tuple[str, str]]:
+    """Sizes that have budgets too: the papers page's own HTML, JS and data."""
+    out = work / "site-out"
+    if not (out / "papers" / "index.html").exists():
+        return []
+    page = (out / "papers" / "index.html").stat().st_size
+    script = (out / "assets" / "papers.js").stat().st_size
+    total = page + script
+    return [
+        (
+            "papers page weight (HTML with inline data + papers.js)",
+            f"{total / 1000:.1f} KB ({page:,} + {script:,} bytes) <= 300 KB {'ok' if total <= 300_000 else 'OVER'}",
+        )
+    ]
+
+
+def site_targets(root: Path, work: Path, size: int) -> list[Target]:
+    real = work / "corpus"
+    out = work / "site-out"
+    from masrl._browser import chromium_executable
+
+    targets = [_site_build(real, out)]
+    if chromium_executable() is not None:
+        if not (out / "papers" / "index.html").exists():
+            subprocess.run(targets[0].argv, cwd=real, check=True, capture_output=True)
+        big = _papers_page(real, out, size, work)
+        targets.append(
+            Target(f"site: filter {size:,} rows in Chromium", [], real, budget_s=0.1, probe=_filter_probe(big))
+        )
+    return targets

@@ -1,9 +1,289 @@
-"""Site sources for MkDocs: generated Markdown pages under site/docs/."""
+"""Site sources for MkDocs: every generated Markdown page under ``site/docs/``.
+
+The pages are rendered from the same analysis as the README (:mod:`masrl._build`) with the
+templates in ``templates/site/``. Record strings reach a page in one of two ways, and each has its
+own escaping: :func:`masrl._render.md` for Markdown text and :func:`html` for raw HTML blocks, where
+Markdown is not processed. Data embedded for the papers table is JSON with ``<`` escaped, so a title
+cannot close the script element that carries it.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+import jinja2
+from markupsafe import escape
+
+from masrl import _vocab as v
+from masrl._export import bib_entry
+from masrl._records import Paper
+from masrl._render import md, md_url
+
+DOCS = "site/docs"
+PAPERS_PER_PAGE = 100  # rows the papers table shows at once; the rest are a page click away
+SERVER_ROWS_MAX = 500  # rows rendered into the HTML for readers without JavaScript
+RELATED_MAX = 8
+REPO_FILES = ("README.md", "CONTRIBUTING.md", "taxonomy.yaml", "claims.yaml", "CITATION.cff")
+
+# Short column keys of the embedded papers data, kept small because the page carries it inline.
+# (Documented here; assets/papers.js reads the same keys.)
+TABLE_FIELDS = {
+    "category": "c",
+    "rl": "rl",
+    "reward_family": "f",
+    "reward_type": "r",
+    "credit_unit": "u",
+    "topology": "tp",
+    "scenario": "sc",
+    "role": "ro",
+    "verified": "v",
+}
+
+
+def html(text: Any) -> str:
+    """*text* escaped for an HTML context."""
+    return str(escape(str(text)))
+
+
+def front_matter(**fields: Any) -> str:
+    """YAML front matter; every value is written as JSON, which YAML reads back unchanged.
+
+    The theme puts ``title`` and ``description`` into HTML without escaping them (a heading may
+    carry markup), so templates pass record strings through :func:`html` first.
+    """
+    lines = ["---", "generated: true"]
+    for key, value in fields.items():
+        if value is None:
+            continue
+        if isinstance(value, list):
+            lines.append(f"{key}:")
+            lines.extend(f"  - {json.dumps(item, ensure_ascii=False)}" for item in value)
+        else:
+            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+    lines.append("---")
+    return "\n".join(lines) + "\n"
+
+
+def script_json(data: Any) -> str:
+    """JSON safe inside a ``<script type="application/json">`` element."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def bibtex(paper: Paper) -> str:
+    from bibtexparser import Library, write_string  # type: ignore[attr-defined]
+
+    library = Library()
+    library.add(bib_entry(paper))
+    return str(write_string(library)).strip()
+
+
+def _slug(value: str) -> str:
+    return value.lower().replace("_", "-")
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("masrl", "templates"),
+        autoescape=False,  # Markdown output; record strings go through md or html explicitly
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(md=md, html=html, url=md_url, json=script_json, slug=_slug)
+    return env
 
 
 def render_site(analysis: Any, specs: list[Any]) -> dict[str, str]:
-    return {}
+    """Every generated page, keyed by path relative to the repository root."""
+    corpus = analysis.corpus
+    tax = corpus.taxonomy
+    stats = analysis.stats
+    env = _environment()
+    labels = {name: {x.id: x.label for x in f.values} for name, f in tax.fields.items()}
+    family = {p.key: tax.family_of(p.reward_type) for p in corpus.papers}
+    audits = {a.key: a for a in corpus.audits}
+    paths: dict[str, Callable[[str], str]] = {
+        "family": lambda f: f"taxonomy/reward-family/{_slug(f)}.md",
+        "credit_unit": lambda u: f"taxonomy/credit-unit/{_slug(u)}.md",
+        "topology": lambda t: f"taxonomy/topology/{_slug(t)}.md",
+        "subdecision": lambda o: f"taxonomy/subdecision/{_slug(o)}.md",
+    }
+    common = {
+        "s": stats,
+        "tax": tax.fields,
+        "labels": labels,
+        "family": family,
+        "NA": v.NA,
+        "subdecisions": tax.ids(v.SUBDECISION),
+        "front_matter": front_matter,
+        "figures": {spec.name: spec for spec in specs},
+        "outcomes": analysis.outcomes,
+        "papers": corpus.papers,
+        "exclusions": corpus.exclusions,
+    }
+    out: dict[str, str] = {}
+
+    def page(path: str, template: str, **context: Any) -> None:
+        depth = path.count("/")
+        rel = "../" * depth
+
+        def link(target: str) -> str:
+            return rel + target
+
+        out[f"{DOCS}/{path}"] = env.get_template(f"site/{template}").render(
+            {**common, **context, "link": link, "paths": paths, "root": rel}
+        )
+
+    page("index.md", "index.md.j2", citation=_citation(corpus.root))
+    page(
+        "papers/index.md",
+        "papers-index.md.j2",
+        table=_table_data(corpus, family, labels, tax),
+        per_page=PAPERS_PER_PAGE,
+        server_rows=corpus.papers[:SERVER_ROWS_MAX],
+    )
+    for p in corpus.papers:
+        related_family = [q for q in corpus.papers if q.key != p.key and family[q.key] == family[p.key]]
+        related_unit = [q for q in corpus.papers if q.key != p.key and q.credit_unit == p.credit_unit]
+        page(
+            f"papers/{p.key}.md",
+            "paper.md.j2",
+            p=p,
+            bib=bibtex(p),
+            audit=audits.get(p.key),
+            related_family=[] if family[p.key] == v.NA else related_family[:RELATED_MAX],
+            related_unit=[] if p.credit_unit == v.NA else related_unit[:RELATED_MAX],
+            more_family=max(0, len(related_family) - RELATED_MAX),
+            more_unit=max(0, len(related_unit) - RELATED_MAX),
+            tags=_tags(p, family, labels),
+        )
+    page("taxonomy/index.md", "taxonomy-index.md.j2")
+    for name, field, folder in (
+        ("family", v.REWARD_FAMILY, "reward-family"),
+        ("credit_unit", v.CREDIT_UNIT, "credit-unit"),
+        ("topology", v.TOPOLOGY, "topology"),
+        ("subdecision", v.SUBDECISION, "subdecision"),
+    ):
+        page(f"taxonomy/{folder}/index.md", "taxonomy-field-index.md.j2", field=tax[field], kind=name)
+        for value in tax[field].values:
+            if value.id == v.NA:
+                continue
+            members = _members(corpus.papers, name, value.id, family)
+            path = paths[name](value.id)
+            page(
+                path,
+                "taxonomy-value.md.j2",
+                field=tax[field],
+                value=value,
+                kind=name,
+                members=members,
+                reward_types=[r for r in tax[v.REWARD_TYPE].values if r.family == value.id],
+            )
+    page("statistics.md", "statistics.md.j2", crosstabs=_crosstab_views(stats, labels))
+    page("claims.md", "claims.md.j2")
+    page("screening.md", "screening.md.j2")
+    page("contributing.md", "contributing.md.j2", body=_contributing(corpus.root))
+    return out
+
+
+def _members(papers: tuple[Paper, ...], kind: str, value: str, family: dict[str, str]) -> list[Paper]:
+    if kind == "family":
+        return [p for p in papers if family[p.key] == value]
+    if kind == "subdecision":
+        return [p for p in papers if p.subdecisions and value in p.subdecisions]
+    return [p for p in papers if p.tag(kind) == value]
+
+
+def _tags(p: Paper, family: dict[str, str], labels: dict[str, dict[str, str]]) -> list[str]:
+    tags = [f"category: {labels[v.CATEGORY][p.category]}"]
+    if family[p.key] != v.NA:
+        tags.append(labels[v.REWARD_FAMILY][family[p.key]])
+    if p.credit_unit != v.NA:
+        tags.append(f"credit: {labels[v.CREDIT_UNIT][p.credit_unit]}")
+    if p.topology != v.NA:
+        tags.append(f"topology: {labels[v.TOPOLOGY][p.topology]}")
+    return tags
+
+
+def _table_data(corpus: Any, family: dict[str, str], labels: dict[str, dict[str, str]], tax: Any) -> dict[str, Any]:
+    """The papers table's data: rows plus the vocabulary (ids in order, with labels)."""
+    rows = []
+    for p in corpus.papers:
+        row = {
+            "k": p.key,
+            "t": p.title,
+            "a": p.first_author + (" et al." if p.et_al or len(p.authors) > 1 else ""),
+            "y": p.year,
+            "s": p.strict_credit,
+            "o": {o: s.code for o, s in (p.subdecisions or {}).items()},
+            "x": " ".join((p.summary, " ".join(p.authors), p.venue)),
+        }
+        for name, short in TABLE_FIELDS.items():
+            row[short] = family[p.key] if name == v.REWARD_FAMILY else p.tag(name)
+        rows.append(row)
+    vocab = {short: [[x.id, x.label] for x in tax[name].values] for name, short in TABLE_FIELDS.items()}
+    vocab["o"] = [[x.id, x.label] for x in tax[v.SUBDECISION].values]
+    vocab["oc"] = [[x.id, x.label] for x in tax[v.SUBDECISION_CODE].values]
+    return {"rows": rows, "vocab": vocab, "years": sorted({p.year for p in corpus.papers}, reverse=True)}
+
+
+def _crosstab_views(stats: dict[str, Any], labels: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+    views = []
+    for name, table in stats["crosstabs"].items():
+        row_field, col_field = name.split(" x ")
+        # Shade against the largest informative cell: the NA x NA corner would wash out the rest.
+        top = max((n for r, row in table.items() if r != v.NA for c, n in row.items() if c != v.NA), default=0) or 1
+        views.append(
+            {
+                "name": name,
+                "rows": [
+                    (labels[row_field][r], [(n, min(1.0, round(n / top, 2))) for n in cols.values()])
+                    for r, cols in table.items()
+                ],
+                "cols": [labels[col_field][c] for c in next(iter(table.values()), {})],
+                "row_label": row_field.replace("_", " "),
+                "col_label": col_field.replace("_", " "),
+            }
+        )
+    return views
+
+
+def _citation(root: Path) -> dict[str, Any] | None:
+    """The preferred citation from CITATION.cff, as BibTeX-ready fields, if the file is there."""
+    from masrl._yaml import YamlError, load_path
+
+    path = root / "CITATION.cff"
+    if not path.is_file():
+        return None
+    try:
+        data = load_path(path).data
+    except YamlError:
+        return None
+    preferred = data.get("preferred-citation") or {}
+    authors = " and ".join(
+        f"{a.get('family-names', '')}, {a.get('given-names', '')}".strip(", ") for a in preferred.get("authors", [])
+    )
+    return {
+        "title": preferred.get("title", ""),
+        "authors": authors,
+        "year": preferred.get("year", ""),
+        "url": preferred.get("url", ""),
+        "corpus_title": data.get("title", ""),
+    }
+
+
+def _contributing(root: Path) -> str:
+    """CONTRIBUTING.md for the site; links to repository files become file names in code."""
+    try:
+        text = (root / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    except OSError:
+        return "See CONTRIBUTING.md in the repository.\n"
+    for name in REPO_FILES:
+        text = re.sub(rf"\[([^\]]+)\]\({re.escape(name)}\)", rf"`{name}`", text)
+    return text

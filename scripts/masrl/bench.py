@@ -25,12 +25,15 @@ from masrl._cli_common import MasrlError, root_of
 
 @dataclass(frozen=True)
 class Target:
+    """A timed benchmark: a whole process (*argv* in *cwd*), or a *probe* that times itself."""
+
     name: str
     argv: list[str]
     cwd: Path
     budget_s: float | None = None
     budget_mib: float | None = None
     prepare: Callable[[], None] | None = None  # run before every timed run, untimed
+    probe: Callable[[], float] | None = None  # returns seconds measured inside, e.g. in a browser
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,11 @@ def measure(target: Target, runs: int) -> Result:
     for _ in range(runs):
         if target.prepare:
             target.prepare()
+        if target.probe is not None:
+            seconds.append(target.probe())
+            peaks.append(0.0)
+            codes.append(0)
+            continue
         elapsed, peak, code = run_once(target.argv, target.cwd)
         seconds.append(elapsed)
         peaks.append(peak)
@@ -80,7 +88,7 @@ def targets(root: Path, work: Path, size: int) -> list[Target]:
     return _bench_targets.all_targets(root, work, size)
 
 
-def format_report(results: list[Result], runs: int) -> str:
+def format_report(results: list[Result], runs: int, facts: list[tuple[str, str]] | None = None) -> str:
     lines = [
         f"{'target':44} {'median s':>9} {'min s':>7} {'max s':>7} {'peak MiB':>9}  budget",
         "-" * 96,
@@ -97,7 +105,12 @@ def format_report(results: list[Result], runs: int) -> str:
             f"{t.name:44} {r.median:9.3f} {min(r.seconds):7.3f} {max(r.seconds):7.3f} {r.peak_mib:9.1f}  "
             f"{'; '.join(budget)}{failed}"
         )
-    lines.append(f"\n{runs} runs each; wall-clock medians of whole processes on {os.cpu_count()} CPUs.")
+    lines.append(
+        f"\n{runs} runs each; wall-clock medians of whole processes on {os.cpu_count()} CPUs "
+        "(in-page targets are timed inside Chromium)."
+    )
+    for name, value in facts or []:
+        lines.append(f"{name}: {value}")
     return "\n".join(lines)
 
 
@@ -132,7 +145,10 @@ def command(ctx: click.Context, runs: int, size: int, only: tuple[str, ...], kee
         for target in chosen:
             click.echo(f"running {target.name} ...", err=True)
             results.append(measure(target, runs))
-        click.echo(format_report(results, runs))
+        from masrl import _bench_targets
+
+        facts = _bench_targets.facts(root, work) if not only or any("site" in o for o in only) else []
+        click.echo(format_report(results, runs, facts))
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -1,0 +1,256 @@
+"""The published site, built with MkDocs --strict and read in a real headless Chromium, offline."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from _site_support import CHROMIUM_ARGS, REPO, copy_site_frame, mkdocs_build, require_browser, serve
+from masrl._records import load_corpus
+
+CORPUS = load_corpus(REPO).corpus
+FAMILY = {p.key: CORPUS.taxonomy.family_of(p.reward_type) for p in CORPUS.papers}
+PAGE_BUDGET = 300_000  # bytes: the papers page's own HTML, JS and data
+
+
+@pytest.fixture(scope="module")
+def repo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    result = mkdocs_build(REPO, out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out
+
+
+def test_mkdocs_strict_build_has_no_warnings(repo_site: Path) -> None:
+    assert (repo_site / "papers" / "index.html").is_file()
+    assert (repo_site / "papers" / "c3" / "index.html").is_file()
+    assert (repo_site / "taxonomy" / "credit-unit" / "orchestrator" / "index.html").is_file()
+
+
+def test_papers_page_weight_is_within_budget(repo_site: Path) -> None:
+    page = (repo_site / "papers" / "index.html").stat().st_size
+    script = (repo_site / "assets" / "papers.js").stat().st_size
+    assert page + script <= PAGE_BUDGET, page + script
+
+
+def test_no_page_references_an_outside_host_for_assets(repo_site: Path) -> None:
+    asset = re.compile(r"""<(?:script|link|img)\b[^>]*(?:src|href)=["'](https?:)?//(?!127\.0\.0\.1)""")
+    for page in repo_site.rglob("*.html"):
+        text = page.read_text("utf-8")
+        assert "fonts.googleapis" not in text, page
+        assert not asset.search(text), page
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    path = require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+class Visit:
+    """A page plus everything it did: console errors, requests, dialogs."""
+
+    def __init__(self, browser: Any, base: str) -> None:
+        self.page = browser.new_page(viewport={"width": 1280, "height": 900})
+        self.base = base
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+
+        def dismiss(dialog: Any) -> None:
+            self.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        self.page.on("dialog", dismiss)
+
+    def go(self, path: str) -> Any:
+        self.page.goto(self.base + path)
+        self.page.wait_for_load_state("networkidle")
+        return self.page
+
+    def outside(self) -> list[str]:
+        return [u for u in self.requests if urlsplit(u).hostname not in ("127.0.0.1", None)]
+
+    def close(self) -> None:
+        self.page.close()
+
+
+@pytest.fixture
+def visit(browser: Any, repo_site: Path) -> Iterator[Visit]:
+    with serve(repo_site) as base:
+        v = Visit(browser, base)
+        yield v
+        assert v.errors == [], "console errors"
+        assert v.outside() == [], "requests to outside hosts"
+        v.close()
+
+
+def heading(page: Any) -> str:
+    """The page's h1 without the permalink anchor MkDocs appends."""
+    return page.eval_on_selector(
+        "h1",
+        "h => Array.from(h.childNodes).filter(n => !(n.classList && n.classList.contains('headerlink')))"
+        ".map(n => n.textContent).join('')",
+    )
+
+
+def rows(page: Any) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        ".masrl-table tbody tr", "trs => trs.map(tr => Array.from(tr.cells).map(td => td.textContent))"
+    )
+
+
+def test_papers_page_lists_every_entry(visit: Visit) -> None:
+    page = visit.go("/papers/")
+    assert len(rows(page)) == 84
+    assert page.text_content(".masrl-count") == "84 of 84 entries"
+
+
+def test_text_and_family_filter_narrow_the_rows(visit: Visit) -> None:
+    page = visit.go("/papers/")
+    page.fill('input[name="q"]', "orchestrat")
+    page.select_option('select[name="f"]', "R7")
+    expected = [
+        p
+        for p in CORPUS.papers
+        if FAMILY[p.key] == "R7"
+        and "orchestrat" in " ".join((p.title, p.key, p.first_author, p.summary, " ".join(p.authors), p.venue)).lower()
+    ]
+    assert len(rows(page)) == len(expected) > 0
+    assert page.text_content(".masrl-count") == f"{len(expected)} of 84 entries"
+    assert "f=R7" in page.url
+    assert "q=orchestrat" in page.url
+
+
+def test_two_clicks_reach_orchestration_orchestrator_2026(visit: Visit) -> None:
+    page = visit.go("/papers/?y=2026")
+    page.select_option('select[name="f"]', "R7")
+    page.select_option('select[name="u"]', "orchestrator")
+    expected = {
+        p.title for p in CORPUS.papers if FAMILY[p.key] == "R7" and p.credit_unit == "orchestrator" and p.year == 2026
+    }
+    assert {r[0] for r in rows(page)} == expected
+    # the option counts follow the other filters
+    assert page.eval_on_selector('select[name="u"] option[value="orchestrator"]', "o => o.textContent").endswith(
+        f"({len(expected)})"
+    )
+
+
+def test_sorting_by_year_orders_the_rows(visit: Visit) -> None:
+    page = visit.go("/papers/")
+    page.click('th[data-sort="y"] button')
+    years = [int(r[1]) for r in rows(page)]
+    assert years == sorted(years, reverse=True)
+    assert page.get_attribute('th[data-sort="y"]', "aria-sort") == "descending"
+    page.click('th[data-sort="y"] button')
+    years = [int(r[1]) for r in rows(page)]
+    assert years == sorted(years)
+    assert "sort=y" in page.url
+
+
+def test_the_url_restores_a_filtered_view(visit: Visit) -> None:
+    page = visit.go("/papers/?f=R7&u=orchestrator&y=2026&sort=t&dir=asc")
+    titles = [r[0] for r in rows(page)]
+    assert titles == sorted(titles, key=str.lower)
+    assert len(titles) == 5
+    assert page.input_value('select[name="f"]') == "R7"
+    assert page.input_value('select[name="y"]') == "2026"
+
+
+def test_a_paper_page_shows_its_bibtex_with_a_copy_button(visit: Visit) -> None:
+    page = visit.go("/papers/c3/")
+    code = page.text_content("pre code")
+    assert code.startswith("@article{c3,")
+    assert "eprint = {2603.06859}" in code
+    assert page.locator('pre button[data-md-type="copy"]').count() == 1
+    edit = page.get_attribute('a[rel="edit"]', "href")
+    assert edit.endswith("/edit/main/papers/c3.yaml")
+
+
+def test_every_page_kind_loads_cleanly(visit: Visit) -> None:
+    for path in (
+        "/",
+        "/taxonomy/",
+        "/taxonomy/subdecision/o5/",
+        "/statistics/",
+        "/claims/",
+        "/screening/",
+        "/contributing/",
+        "/tags/",
+    ):
+        page = visit.go(path)
+        assert page.locator("h1").count() == 1, path
+
+
+def test_search_and_theme_toggle_work_offline(visit: Visit) -> None:
+    page = visit.go("/")
+    page.click('label[for="__palette_1"]')
+    assert page.get_attribute("body", "data-md-color-scheme") == "slate"
+    page.fill("input.md-search__input", "counterfactual")
+    page.wait_for_selector(".md-search-result__item")
+    assert page.locator(".md-search-result__item").count() > 0
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import shutil
+
+    root = tmp_path_factory.mktemp("hostile")
+    shutil.copytree(REPO / "tests" / "fixtures" / "small", root / "corpus")
+    corpus = root / "corpus"
+    shutil.copy(REPO / "taxonomy.yaml", corpus / "taxonomy.yaml")
+    copy_site_frame(corpus)
+    built = subprocess.run(
+        [sys.executable, "-m", "masrl", "build"], cwd=corpus, capture_output=True, text=True, check=False
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    out = root / "out"
+    result = mkdocs_build(corpus, out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out
+
+
+def test_a_script_in_a_title_shows_as_text_and_never_runs(browser: Any, hostile_site: Path) -> None:
+    title = "Alpha | pipes, *stars*, `ticks` and <script>alert(1)</script> in a title"
+    with serve(hostile_site) as base:
+        v = Visit(browser, base)
+        page = v.go("/papers/alpha/")
+        assert heading(page) == title
+        assert page.title().startswith(title)
+        table = v.go("/papers/")
+        assert title in [r[0] for r in rows(table)]
+        tags = v.go("/tags/")
+        assert title in tags.text_content("article")
+        claims = v.go("/claims/")
+        assert (
+            claims.locator("script:not([src])").evaluate_all(
+                "els => els.filter(e => e.textContent.includes('alert(1)')).length"
+            )
+            == 0
+        )
+        assert v.dialogs == []
+        assert v.errors == []
+        v.close()
+
+
+def test_embedded_data_cannot_close_its_script_element(hostile_site: Path) -> None:
+    html = (hostile_site / "papers" / "index.html").read_text("utf-8")
+    data = html.split('<script type="application/json" id="masrl-paper-data">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in data
+    assert json.loads(data)["rows"][0]["t"].startswith("Alpha |")
