@@ -202,7 +202,8 @@ def test_search_and_theme_toggle_work_offline(visit: Visit) -> None:
     page = visit.go("/")
     page.click('label[for="__palette_1"]')
     assert page.get_attribute("body", "data-md-color-scheme") == "slate"
-    page.fill("input.md-search__input", "counterfactual")
+    page.click("input.md-search__input")
+    page.keyboard.type("counterfactual")
     page.wait_for_selector(".md-search-result__item")
     assert page.locator(".md-search-result__item").count() > 0
 

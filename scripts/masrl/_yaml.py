@@ -57,6 +57,16 @@ class Mark(NamedTuple):
     column: int
 
 
+class Span(NamedTuple):
+    """Where a value node starts and ends (1-based lines, 0-based columns) and its style."""
+
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+    style: str  # '' plain, quote char, '|' or '>' for block scalars, '[' or '{' flow, 'block' otherwise
+
+
 class YamlError(Exception):
     """The file cannot be read as one YAML mapping; carries the position of the fault."""
 
@@ -95,6 +105,7 @@ class Document:
     data: Any
     marks: dict[Path_, Mark]
     source: Path | None = None
+    spans: dict[Path_, Span] | None = None  # only when loaded with keep_spans (masrl fmt)
 
     def mark(self, path: Path_) -> Mark:
         """The position of *path*, or of its nearest ancestor that has one."""
@@ -130,8 +141,12 @@ def load_path(path: Path, max_bytes: int = MAX_BYTES) -> Document:
     return load_text(read_text(path, max_bytes))
 
 
-def load_text(text: str) -> Document:
-    """Parse *text* as a single YAML document whose top level is a mapping."""
+def load_text(text: str, *, keep_spans: bool = False) -> Document:
+    """Parse *text* as a single YAML document whose top level is a mapping.
+
+    With *keep_spans*, the document also records where every value starts and ends, which
+    ``masrl fmt`` needs to carry comments over.
+    """
     if "\x00" in text:
         raise YamlError("file contains a NUL byte; records are plain text")
     loader = _Loader(text)
@@ -149,8 +164,9 @@ def load_text(text: str) -> Document:
         kind = "a list" if isinstance(node, yaml.SequenceNode) else "a single value"
         raise YamlError(f"top level must be a mapping of field: value lines, not {kind}", *_pos(node))
     marks: dict[Path_, Mark] = {(): Mark(*_pos(node))}
-    data = _Builder(marks).build(node, (), 0)
-    return Document(data, marks)
+    builder = _Builder(marks, {} if keep_spans else None)
+    data = builder.build(node, (), 0)
+    return Document(data, marks, spans=builder.spans)
 
 
 def _pos(node: yaml.Node) -> tuple[int, int]:
@@ -175,9 +191,21 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str) -> YamlError:
 class _Builder:
     """Turns a composed node tree into plain Python values, recording marks as it goes."""
 
-    def __init__(self, marks: dict[Path_, Mark]) -> None:
+    def __init__(self, marks: dict[Path_, Mark], spans: dict[Path_, Span] | None = None) -> None:
         self.marks = marks
+        self.spans = spans
         self.seen: set[int] = set()
+
+    def _span(self, node: yaml.Node, path: Path_) -> None:
+        assert self.spans is not None
+        if isinstance(node, yaml.ScalarNode):
+            style = node.style or ""
+        elif getattr(node, "flow_style", False):
+            style = "[" if isinstance(node, yaml.SequenceNode) else "{"
+        else:
+            style = "block"
+        start, end = node.start_mark, node.end_mark
+        self.spans[path] = Span(start.line + 1, start.column, end.line + 1, end.column, style)
 
     def build(self, node: yaml.Node, path: Path_, depth: int) -> Any:
         if depth > MAX_DEPTH:
@@ -188,6 +216,8 @@ class _Builder:
             # keeps the walk linear, so alias bombs ("billion laughs") cost nothing.
             raise YamlError("anchors and aliases (&name, *name) are not allowed in records", *_pos(node))
         seen.add(id(node))
+        if self.spans is not None:
+            self._span(node, path)
         if isinstance(node, yaml.ScalarNode):
             return _scalar(node)
         marks = self.marks
@@ -222,7 +252,7 @@ class _Builder:
 
     def _child(self, node: yaml.Node, path: Path_, depth: int) -> Any:
         # Scalars are most nodes; handling them here saves a level of calls per value.
-        if node.__class__ is yaml.ScalarNode and id(node) not in self.seen:
+        if node.__class__ is yaml.ScalarNode and id(node) not in self.seen and self.spans is None:
             self.seen.add(id(node))
             return _scalar(node)
         return self.build(node, path, depth + 1)

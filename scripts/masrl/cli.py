@@ -29,9 +29,9 @@ def cli(ctx: click.Context, root: Path | None) -> None:
 
 
 def _register() -> None:
-    from masrl import audit, bench, build, check, claims, diff, export, schema, stats, validate
+    from masrl import add, audit, bench, build, check, claims, diff, export, fmt, links, schema, stats, validate
 
-    for module in (validate, build, check, stats, claims, audit, diff, schema, export, bench):
+    for module in (validate, build, check, stats, claims, audit, diff, add, fmt, links, schema, export, bench):
         cli.add_command(module.command)
 
 

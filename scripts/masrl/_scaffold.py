@@ -1,0 +1,291 @@
+"""New paper records from citations: BibTeX entries or arXiv metadata become record scaffolds.
+
+A scaffold holds every fact a citation gives (title, authors, year, venue, identifiers, entry
+type) and leaves the judgement fields empty, each under a comment listing its allowed values, so
+``masrl validate`` walks the contributor through what is left. :func:`refusals` says why a
+candidate must not be added: its identifier or title is already in the corpus or the exclusion log.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from masrl import _vocab as v
+from masrl._checks import identifiers
+from masrl._format import scalar, schema_line
+from masrl._records import Corpus
+from masrl._schema import ARXIV_PATTERN, DOI_PATTERN, KEY_PATTERN, PAPER, SUMMARY_MAX
+from masrl._vocab import Taxonomy
+
+TITLE_SIMILARITY = 0.92  # normalised titles this close are the same work (catches case, punctuation, a typo)
+_ARXIV_IN_TEXT = re.compile(r"(\d{4}\.\d{4,5})(v\d+)?")
+_BIB_FIELDS = ("journal", "booktitle", "volume", "number", "pages", "publisher", "institution")
+# Tag fields the contributor fills in, in record order, with a hint shown above each.
+_JUDGEMENT = {
+    v.CATEGORY: "what kind of contribution",
+    v.RL: "does it train with RL",
+    v.REWARD_TYPE: "main reward signal (NA if none)",
+    v.CREDIT_UNIT: "finest unit carrying reward or credit (NA if none)",
+    v.TOPOLOGY: "orchestration form of the team (NA if none)",
+    v.SCENARIO: "main task domain",
+    v.ROLE: "weight in the survey (industry entries are case)",
+    v.VERIFIED: "metadata checked against the paper?",
+    v.EVIDENCE_KIND: "what kind of source",
+}
+
+
+@dataclass
+class Candidate:
+    """Facts about one work, from a citation, before it becomes a record."""
+
+    title: str
+    authors: list[str]
+    et_al: bool
+    year: int | None
+    venue: str
+    url: str | None
+    entry_type: str
+    arxiv: str | None = None
+    doi: str | None = None
+    bibtex: dict[str, str] = field(default_factory=dict)
+    source: str = ""  # where it came from, for messages: "entry 'chen2024' (line 3)"
+
+
+def normalise_title(title: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", title.lower())
+
+
+def _plain(text: str) -> str:
+    """A BibTeX field value as plain text: LaTeX decoded, case-protecting braces dropped."""
+    from pylatexenc.latex2text import LatexNodes2Text  # type: ignore[import-untyped]
+
+    decoded = LatexNodes2Text(math_mode="verbatim").latex_to_text(text)
+    return " ".join(decoded.replace("{", "").replace("}", "").split())
+
+
+def candidates_from_bibtex(text: str) -> tuple[list[Candidate], list[str]]:
+    """Parse BibTeX *text*; returns the candidates and a message per block that failed."""
+    from bibtexparser import middlewares as m
+    from bibtexparser import parse_string  # type: ignore[attr-defined]
+
+    library = parse_string(
+        text, append_middleware=[m.SeparateCoAuthors(), m.SplitNameParts(), m.MergeNameParts(style="last")]
+    )
+    problems = []
+    for block in library.failed_blocks:
+        raw = str(block.raw or "")
+        first = raw.strip().splitlines()[0][:60] if raw.strip() else ""
+        error = getattr(block, "error", None)
+        reason = str(getattr(error, "abort_reason", "") or error or "").strip().splitlines()
+        detail = reason[-1] if reason else "could not be parsed"
+        problems.append(f"BibTeX line {int(block.start_line or 0) + 1}: {first!r}: {detail}")
+    out = []
+    for entry in library.entries:
+        fields = {k.lower(): f.value for k, f in entry.fields_dict.items()}
+        where = f"entry '{entry.key}' (line {int(entry.start_line or 0) + 1})"
+        title = _plain(str(fields.get("title", "")))
+        if not title:
+            problems.append(f"{where}: has no title")
+            continue
+        authors = (
+            [str(a) for a in fields.get("author", [])]
+            if isinstance(fields.get("author"), list)
+            else ([str(fields["author"])] if fields.get("author") else [])
+        )
+        et_al = bool(authors) and authors[-1].strip().lower() == "others"
+        authors = [a.strip("{} ") for a in authors if a.strip().lower() != "others"]
+        year_text = str(fields.get("year", ""))
+        year = int(year_text) if year_text.strip().isdigit() else None
+        arxiv = _arxiv_of(fields)
+        doi = str(fields["doi"]).strip() if fields.get("doi") else None
+        url = str(fields.get("url", "")).strip() or None
+        if url is None and arxiv:
+            url = f"https://arxiv.org/abs/{arxiv}"
+        elif url is None and doi:
+            url = f"https://doi.org/{doi}"
+        venue = _venue(fields, arxiv)
+        out.append(
+            Candidate(
+                title=title,
+                authors=authors,
+                et_al=et_al,
+                year=year,
+                venue=venue,
+                url=url,
+                entry_type=entry.entry_type.lower(),
+                arxiv=arxiv,
+                doi=doi,
+                bibtex={k: _plain(str(fields[k])) for k in _BIB_FIELDS if fields.get(k)},
+                source=where,
+            )
+        )
+    return out, problems
+
+
+def _arxiv_of(fields: dict[str, Any]) -> str | None:
+    eprint = str(fields.get("eprint", ""))
+    prefix = str(fields.get("archiveprefix", fields.get("eprinttype", ""))).lower()
+    if eprint and (prefix == "arxiv" or _ARXIV_IN_TEXT.fullmatch(eprint)):
+        match = _ARXIV_IN_TEXT.search(eprint)
+        return match.group(1) if match else eprint
+    for key in ("journal", "url", "note", "howpublished"):
+        value = str(fields.get(key, ""))
+        if "arxiv" in value.lower():
+            match = _ARXIV_IN_TEXT.search(value)
+            if match:
+                return match.group(1)
+    return None
+
+
+def _venue(fields: dict[str, Any], arxiv: str | None) -> str:
+    for key in ("booktitle", "journal", "publisher", "institution", "howpublished"):
+        value = _plain(str(fields.get(key, "")))
+        if value and not value.lower().startswith("arxiv"):
+            return value
+    return "arXiv" if arxiv else ""
+
+
+def house_key(candidate: Candidate, taken: set[str]) -> str:
+    """A key in the house style: a short name and the year, e.g. ``rema2025``, ``wideseek-r1-2026``.
+
+    The short name is the part of the title before a colon when that is a name of at most three
+    words (``ReMA: Learning to ...``), else the first author's family name.
+    """
+    head, sep, _ = candidate.title.partition(":")
+    if sep and 0 < len(head.split()) <= 3:
+        name = head
+    elif candidate.authors:
+        name = candidate.authors[0].split(",")[0]
+    else:
+        name = candidate.title.split()[0]
+    base = re.sub(r"[^a-z0-9]+", "-", _ascii(name).lower()).strip("-") or "entry"
+    year = str(candidate.year or "")
+    key = f"{base}-{year}" if base[-1:].isdigit() and year else f"{base}{year}"
+    if not re.match(KEY_PATTERN, key):
+        key = "entry" + year
+    unique, n = key, 2
+    while unique in taken:
+        unique = f"{key}-{chr(ord('a') + n - 1)}" if n <= 26 else f"{key}-{n}"
+        n += 1
+    return unique
+
+
+def _ascii(text: str) -> str:
+    import unicodedata
+
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+
+
+def refusals(candidate: Candidate, corpus: Corpus, others: Iterable[Candidate] = ()) -> Iterator[str]:
+    """Why *candidate* must not be added: it is already retained, excluded, or twice in the input."""
+    owners: dict[str, str] = {}
+    for p in corpus.papers:
+        for ident in _ids(p.arxiv, p.doi, p.urls):
+            owners.setdefault(ident, f"paper '{p.key}' (papers/{p.key}.yaml)")
+    for e in corpus.exclusions:
+        scheme, _, rest = e.identifier.partition(":")
+        arxiv = rest.strip() if scheme.lower() == "arxiv" else None
+        doi = rest.strip() if scheme.lower() == "doi" else None
+        for ident in _ids(arxiv, doi, (e.url,)):
+            owners.setdefault(ident, f"exclusion {e.id} (exclusions/{e.id}.yaml), screened out on {e.date_screened}")
+    for other in others:
+        for ident in _ids(other.arxiv, other.doi, (other.url,) if other.url else ()):
+            owners.setdefault(ident, f"{other.source} of the same input")
+    for ident in _ids(candidate.arxiv, candidate.doi, (candidate.url,) if candidate.url else ()):
+        if ident in owners:
+            yield f"{ident} already belongs to {owners[ident]}"
+            return
+    title = normalise_title(candidate.title)
+    titles = [(p.title, f"paper '{p.key}'") for p in corpus.papers]
+    titles += [(e.label, f"exclusion {e.id}") for e in corpus.exclusions]
+    titles += [(o.title, o.source) for o in others]
+    for other_title, owner in titles:
+        ratio = difflib.SequenceMatcher(None, title, normalise_title(other_title)).ratio()
+        if ratio >= TITLE_SIMILARITY:
+            yield f"its title is {'the same as' if ratio == 1 else 'nearly the same as'} that of {owner}: {other_title!r}"
+            return
+
+
+def _ids(arxiv: str | None, doi: str | None, urls: Iterable[str]) -> Iterator[str]:
+    if arxiv:
+        yield f"arXiv {re.sub(r'v[0-9]+$', '', arxiv)}"
+    if doi:
+        yield f"DOI {doi.lower()}"
+    for url in urls:
+        if url.startswith(("http://", "https://")):
+            yield from identifiers(url)
+
+
+def scaffold(candidate: Candidate, key: str, taxonomy: Taxonomy) -> str:
+    """Record text for *candidate*: facts filled in, judgement fields empty with their choices listed."""
+    facts: dict[str, Any] = {
+        "key": key,
+        "title": candidate.title,
+        "authors": candidate.authors or None,
+        "et_al": True if candidate.et_al else None,
+        "affiliation": None,
+        "year": candidate.year,
+        "arxiv": candidate.arxiv,
+        "doi": candidate.doi,
+        "venue": candidate.venue or None,
+        "url": candidate.url,
+        "entry_type": candidate.entry_type if candidate.entry_type in taxonomy.ids(v.ENTRY_TYPE) else "misc",
+        "bibtex": candidate.bibtex or None,
+    }
+    lines = [
+        schema_line("paper"),
+        f"# Scaffolded from {candidate.source}. Fill in every empty field, then run:",
+        f"#   masrl validate papers/{key}.yaml",
+    ]
+    for spec in PAPER:
+        name = spec.name
+        if name in facts:
+            value = facts[name]
+            if value is None:
+                if name == "affiliation":
+                    lines.append("# affiliation of the first author, or: unknown")
+                    lines.append("affiliation:")
+                elif spec.required:
+                    lines.append(f"# {spec.description}")
+                    lines.append(f"{name}:")
+                continue
+            if isinstance(value, list):
+                lines.append(f"{name}:")
+                lines.extend(f"  - {scalar(item)}" for item in value)
+            elif isinstance(value, dict):
+                lines.append(f"{name}:")
+                lines.extend(f"  {k}: {scalar(x)}" for k, x in value.items())
+            else:
+                lines.append(f"{name}: {scalar(value)}")
+        elif name in _JUDGEMENT:
+            choices = ", ".join(
+                f"{x.id} ({x.label})" if x.label.lower() != x.id else x.id for x in taxonomy[name].values
+            )
+            lines.append(f"# {_JUDGEMENT[name]}: {choices}")
+            lines.append(f"{name}:")
+        elif name == "strict_credit":
+            lines.append("# true only if the method computes explicit credit at its credit unit")
+            lines.append("strict_credit: false")
+        elif name == "subdecisions":
+            codes = ", ".join(taxonomy.ids(v.SUBDECISION_CODE))
+            bases = ", ".join(taxonomy.ids(v.EVIDENCE_BASIS))
+            subs = "; ".join(f"{x.id} {x.label.split(' ', 1)[1].lower()}" for x in taxonomy[v.SUBDECISION].values)
+            lines.append(f"# rl_method, framework and industry entries code the sub-decisions ({subs});")
+            lines.append(f"# each as code ({codes}), basis ({bases}) and one sentence of evidence,")
+            lines.append("# or leave {} when the paper makes none of them. Other categories may delete this field.")
+            lines.append("subdecisions: {}")
+        elif name == "summary":
+            lines.append(f"# one sentence in your own words from the abstract, at most {SUMMARY_MAX} characters")
+            lines.append("summary:")
+        elif name == "notes":
+            lines.append("# optional: why the entry carries its tags")
+    return "\n".join(lines) + "\n"
+
+
+def check_identifier(kind: str, value: str) -> bool:
+    pattern = {"arxiv": ARXIV_PATTERN, "doi": DOI_PATTERN}[kind]
+    return re.match(pattern, value) is not None

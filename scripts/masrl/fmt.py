@@ -1,0 +1,82 @@
+"""``masrl fmt``: rewrite records into canonical field order and quoting, keeping comments."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import click
+
+from masrl._cli_common import ReportedFailure, root_of
+from masrl._records import display_path, kind_of, record_files
+from masrl._vocab import TaxonomyError, load_taxonomy
+from masrl._writer import write_if_changed
+
+
+@click.command(name="fmt")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 and show a diff if any record would change.")
+@click.pass_context
+def command(ctx: click.Context, paths: tuple[Path, ...], check: bool) -> None:
+    """Rewrite records into canonical field order and quoting.
+
+    Fields follow the order of the record's schema, sub-decisions O1 to O5, one field per line,
+    strings quoted only where a YAML reader could misread them. Comments stay with the field
+    they sit above or beside; the result is re-read and compared with the original, so no
+    content or comment is lost. With PATHs, only those files or folders.
+
+    Example:
+
+        masrl fmt
+        masrl fmt --check
+        masrl fmt papers/c3.yaml
+    """
+    from masrl._format import FormatError, format_record
+    from masrl._yaml import YamlError, read_text
+
+    root = root_of(ctx)
+    try:
+        taxonomy = load_taxonomy(root)
+    except TaxonomyError as exc:
+        for problem in exc.problems:
+            click.echo(str(problem))
+        raise ReportedFailure() from None
+    if paths:
+        files = []
+        for path in paths:
+            for file in sorted(path.rglob("*.yaml")) if path.is_dir() else [path]:
+                files.append((kind_of(file) or "paper", file))
+    else:
+        files = record_files(root)
+    changed, failed = [], []
+    for kind, path in files:
+        shown = display_path(path)
+        try:
+            before = read_text(path)
+            after = format_record(kind, before, taxonomy)
+        except YamlError as exc:
+            failed.append(f"{shown}:{exc.line}:{exc.column}: {exc.message}")
+            continue
+        except FormatError as exc:
+            failed.append(f"{shown}: {exc}")
+            continue
+        if after == before:
+            continue
+        changed.append(shown)
+        if check:
+            diff = difflib.unified_diff(
+                before.splitlines(), after.splitlines(), f"a/{shown}", f"b/{shown}", lineterm="", n=1
+            )
+            click.echo("\n".join(diff))
+        else:
+            write_if_changed(path, after)
+            click.echo(f"formatted {shown}")
+    for line in failed:
+        click.echo(line, err=True)
+    verb = "would reformat" if check else "reformatted"
+    click.echo(
+        f"{verb} {len(changed)} of {len(files)} files" + (f"; {len(failed)} could not be read" if failed else ""),
+        err=True,
+    )
+    if failed or (check and changed):
+        raise ReportedFailure()
