@@ -149,15 +149,20 @@ def assert_golden(name: str, actual: str) -> None:
     assert actual == path.read_text(encoding="utf-8")
 
 
-@pytest.fixture
-def small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the small fixture corpus (four papers, two exclusions, one audit) as cwd."""
-    root = tmp_path / "small"
-    shutil.copytree(FIXTURES / "small", root)
+def fixture_corpus(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of tests/fixtures/NAME with the real taxonomy, as the working directory."""
+    root = tmp_path / name
+    shutil.copytree(FIXTURES / name, root)
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return root
+
+
+@pytest.fixture
+def small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The small fixture corpus (four papers, two exclusions, one audit)."""
+    return fixture_corpus("small", tmp_path, monkeypatch)
 
 
 @pytest.fixture

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import FIXTURES, REPO
+from conftest import fixture_corpus
 from masrl._schema import next_year
 
 
 @pytest.fixture
 def broken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "broken"
-    shutil.copytree(FIXTURES / "broken", root)
-    shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
-    monkeypatch.chdir(root)
-    monkeypatch.delenv("MASRL_ROOT", raising=False)
-    return root
+    return fixture_corpus("broken", tmp_path, monkeypatch)
 
 
 def expected() -> list[str]:

@@ -127,6 +127,11 @@ def _claim_cell(claim: dict[str, Any] | None) -> str:
     return f"{mark} {md(_show(claim['actual']))}"
 
 
+def _section(title: str, header: str, rows: list[str], empty: str) -> list[str]:
+    """A titled Markdown table of *rows*, or the *empty* sentence when there are none."""
+    return [f"### {title}", "", *([*header.split("\n"), *rows] if rows else [empty]), ""]
+
+
 def markdown(delta: Delta, before_label: str, after_label: str) -> str:
     """The delta as Markdown for a pull-request comment."""
     lines = [f"## Corpus diff: {md(before_label)} → {md(after_label)}", ""]
@@ -138,25 +143,25 @@ def markdown(delta: Delta, before_label: str, after_label: str) -> str:
     if delta.empty:
         lines.append("No record changed; every count, cross-tab cell and claim is the same.")
         return "\n".join(lines) + "\n"
-    lines += [f"### Records ({len(delta.records)})", ""]
-    if delta.records:
-        lines += ["| file | change | details |", "| --- | --- | --- |"]
-        lines += [f"| `{f}` | {c} | {md('; '.join(d)) if d else ''} |" for f, c, d in delta.records]
-    else:
-        lines.append("No record changed.")
-    lines += ["", f"### Counts that moved ({len(delta.counts)})", ""]
-    if delta.counts:
-        lines += ["| field | value | before | after |", "| --- | --- | ---: | ---: |"]
-        lines += [f"| {f} | `{v}` | {x} | {y} |" for f, v, x, y in delta.counts]
-    else:
-        lines.append("None.")
-    lines += ["", f"### Cross-tab cells that moved ({len(delta.cells)})", ""]
-    if delta.cells:
-        lines += ["| table | row | column | before | after |", "| --- | --- | --- | ---: | ---: |"]
-        lines += [f"| {t} | `{r}` | `{c}` | {x} | {y} |" for t, r, c, x, y in delta.cells]
-    else:
-        lines.append("None.")
-    lines += ["", f"### Claims that changed ({len(delta.claims)})", ""]
+    lines += _section(
+        f"Records ({len(delta.records)})",
+        "| file | change | details |\n| --- | --- | --- |",
+        [f"| `{f}` | {c} | {md('; '.join(d)) if d else ''} |" for f, c, d in delta.records],
+        "No record changed.",
+    )
+    lines += _section(
+        f"Counts that moved ({len(delta.counts)})",
+        "| field | value | before | after |\n| --- | --- | ---: | ---: |",
+        [f"| {f} | `{v}` | {x} | {y} |" for f, v, x, y in delta.counts],
+        "None.",
+    )
+    lines += _section(
+        f"Cross-tab cells that moved ({len(delta.cells)})",
+        "| table | row | column | before | after |\n| --- | --- | --- | ---: | ---: |",
+        [f"| {t} | `{r}` | `{c}` | {x} | {y} |" for t, r, c, x, y in delta.cells],
+        "None.",
+    )
+    lines += [f"### Claims that changed ({len(delta.claims)})", ""]
     if delta.claims:
         lines += ["| claim | before | after |", "| --- | --- | --- |"]
         lines += [f"| `{i}`: {md(s)} | {_claim_cell(b)} | {_claim_cell(a)} |" for i, s, b, a in delta.claims]

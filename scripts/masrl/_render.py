@@ -92,14 +92,21 @@ def paper_groups(corpus: Corpus) -> list[Group]:
     return groups
 
 
-def environment(corpus: Corpus) -> jinja2.Environment:
-    env = jinja2.Environment(
+def template_environment(*, trim: bool) -> jinja2.Environment:
+    """Jinja2 over the package templates. Output is Markdown, so autoescaping is off: every record
+    string goes through the ``md`` (or, in raw HTML, ``html``) filter instead."""
+    return jinja2.Environment(
         loader=jinja2.PackageLoader("masrl", "templates"),
-        autoescape=False,  # Markdown output; every record string goes through the md filter
+        autoescape=False,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
-        trim_blocks=False,
+        trim_blocks=trim,
+        lstrip_blocks=trim,
     )
+
+
+def environment(corpus: Corpus) -> jinja2.Environment:
+    env = template_environment(trim=False)
     tax = corpus.taxonomy
     family = {p.key: tax.family_of(p.reward_type) for p in corpus.papers}
 

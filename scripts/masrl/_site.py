@@ -21,7 +21,7 @@ from markupsafe import escape
 from masrl import _vocab as v
 from masrl._export import bib_entry
 from masrl._records import Paper
-from masrl._render import md, md_url
+from masrl._render import md, md_url, template_environment
 
 DOCS = "site/docs"
 PAPERS_PER_PAGE = 100  # rows the papers table shows at once; the rest are a page click away
@@ -87,14 +87,7 @@ def _slug(value: str) -> str:
 
 
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("masrl", "templates"),
-        autoescape=False,  # Markdown output; record strings go through md or html explicitly
-        keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
+    env = template_environment(trim=True)
     env.filters.update(md=md, html=html, url=md_url, json=script_json, slug=_slug)
     return env
 
