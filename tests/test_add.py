@@ -44,7 +44,7 @@ def test_a_new_paper_is_scaffolded(small: Path, run_cli: Any) -> None:
         'venue: "Findings of the Association for Computational Linguistics: ACL 2025"',
         "url: https://aclanthology.org/2025.findings-acl.601/",
         "entry_type: inproceedings",
-        "  pages: 11534–11557",
+        "  pages: 11534--11557",
         "# what kind of contribution: rl_method (RL method), framework, benchmark, survey, industry, classical_marl (Classical MARL)",
         "category:",
     ):

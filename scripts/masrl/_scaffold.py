@@ -119,11 +119,18 @@ def candidates_from_bibtex(text: str) -> tuple[list[Candidate], list[str]]:
                 entry_type=entry.entry_type.lower(),
                 arxiv=arxiv,
                 doi=doi,
-                bibtex={k: _plain(str(fields[k])) for k in _BIB_FIELDS if fields.get(k)},
+                bibtex={k: _bib_value(k, str(fields[k])) for k in _BIB_FIELDS if fields.get(k)},
                 source=where,
             )
         )
     return out, problems
+
+
+def _bib_value(name: str, value: str) -> str:
+    """Text fields are decoded to plain text; numbers and page ranges (``11534--11557``) stay as written."""
+    if name in ("volume", "number", "pages"):
+        return " ".join(value.replace("{", "").replace("}", "").split())
+    return _plain(value)
 
 
 def _arxiv_of(fields: dict[str, Any]) -> str | None:
