@@ -1,0 +1,298 @@
+"""Reading a trace file: a fast path for good files, a careful path that explains bad ones.
+
+The fast path decodes the bytes straight into the structs of :mod:`._model` with msgspec, which
+checks every type, enum, bound, required and unknown field while it parses. A file it accepts
+conforms to the published schema; nothing else is needed.
+
+When the fast path refuses a file, the careful path finds out why, precisely:
+
+1. the bytes must be UTF-8 and JSON (a leading byte-order mark is allowed), with no ``NaN`` or
+   ``Infinity`` literal and no number too large for a 64-bit float;
+2. the top level must be an object;
+3. the document is checked with ``jsonschema`` against the published schema, so messages name the
+   JSON Pointer of each fault. To stay quick on large files the top level is checked on its own
+   and each event, edge and attribution is first tried with msgspec; only the items msgspec
+   refuses go through ``jsonschema`` (a document is valid exactly when its top level and every item
+   are).
+
+Nothing here raises on bad input or prints; problems come back as :class:`TraceProblem` values.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import mmap
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from masrl._problems import did_you_mean, one_of
+from masrl.trace import _model as m
+from masrl.trace._problems import TraceProblem, pointer, show
+
+MAX_BYTES = 256 * 1024 * 1024  # about 1.4 million events; larger files are refused, not read
+_BOM = b"\xef\xbb\xbf"
+_MAX_DIGITS = 308  # an integer with more digits does not fit a 64-bit float
+
+# Arrays of the top level whose items have a definition of their own, with the item type.
+_ITEMS: dict[str, tuple[str, Any]] = {
+    "events": ("event", m.AnyEvent),
+    "edges": ("edge", m.Edge),
+    "attributions": ("attribution", m.Attribution),
+}
+
+
+@cache
+def _decoder() -> msgspec.json.Decoder[m.Trace]:
+    return msgspec.json.Decoder(m.Trace)
+
+
+def read_trace(path: Path, shown: str) -> tuple[m.Trace | None, list[TraceProblem]]:
+    """The trace in *path* (named *shown* in messages), or None and the reasons it is not one.
+
+    The file is memory-mapped rather than read, which saves a copy of a large file; msgspec
+    copies out every string it keeps.
+    """
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            return None, [
+                TraceProblem(shown, "", f"file is {size:,} bytes; traces must be at most {MAX_BYTES:,} bytes")
+            ]
+        if size == 0:
+            return decode(b"", shown)
+        with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            trace = decode_fast(mapped)
+            if trace is not None:
+                return trace, []
+            raw = mapped[:]
+    except (OSError, ValueError) as exc:
+        return None, [TraceProblem(shown, "", f"cannot read file: {getattr(exc, 'strerror', None) or exc}")]
+    return decode(raw, shown)
+
+
+def decode(raw: bytes, shown: str) -> tuple[m.Trace | None, list[TraceProblem]]:
+    """Decode *raw* bytes; see the module docstring for the two paths."""
+    trace = decode_fast(raw)
+    if trace is not None:
+        return trace, []
+    return _careful(raw[len(_BOM) :] if raw.startswith(_BOM) else raw, shown)
+
+
+def decode_fast(raw: bytes | mmap.mmap) -> m.Trace | None:
+    """Only the fast path: the trace, or None if msgspec refuses the bytes (a leading BOM is skipped)."""
+    if raw[:3] == _BOM:
+        raw = raw[len(_BOM) :]
+    try:
+        return _decoder().decode(raw)
+    except (msgspec.MsgspecError, RecursionError):
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The careful path
+
+
+class _Literal:
+    """Stands in for a number JSON cannot hold (NaN, Infinity, 1e999), so its place can be named."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _parse_constant(text: str) -> _Literal:
+    return _Literal(text)
+
+
+def _parse_float(text: str) -> float | _Literal:
+    value = float(text)
+    return value if math.isfinite(value) else _Literal(text)
+
+
+def _parse_int(text: str) -> int | _Literal:
+    return _Literal(text) if len(text.lstrip("-")) > _MAX_DIGITS else int(text)
+
+
+def _careful(raw: bytes, shown: str) -> tuple[m.Trace | None, list[TraceProblem]]:
+    def whole(message: str, where: str = "") -> tuple[None, list[TraceProblem]]:
+        return None, [TraceProblem(shown, where, message)]
+
+    if not raw.strip():
+        return whole("file is empty; a trace is one JSON object with trace_id, events and edges")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        return whole(
+            f"file must be UTF-8: byte 0x{raw[exc.start]:02x} is not valid UTF-8", f"line {line} column {column}"
+        )
+    try:
+        data = json.loads(text, parse_constant=_parse_constant, parse_float=_parse_float, parse_int=_parse_int)
+    except json.JSONDecodeError as exc:
+        return whole(f"not valid JSON: {exc.msg}", f"line {exc.lineno} column {exc.colno}")
+    except RecursionError:
+        return whole("JSON nests too deeply to read; a trace nests only a few levels")
+    literals = [
+        TraceProblem(
+            shown,
+            where,
+            f"{value.text} is not valid JSON; numbers must be finite"
+            if value.text.lstrip("-") in ("NaN", "Infinity")
+            else f"{show(value.text)[1:-1]} is too large for a 64-bit float; numbers must be finite",
+        )
+        for where, value in _literals(data)
+    ]
+    if literals:
+        return None, literals
+    if not isinstance(data, dict):
+        return whole(f"a trace must be a JSON object with trace_id, events and edges, not {_what(data)}")
+    problems = [TraceProblem(shown, where, message) for where, message in schema_problems(data)]
+    if problems:
+        return None, problems
+    try:
+        return msgspec.convert(data, m.Trace), []
+    except msgspec.ValidationError as exc:  # pragma: no cover - the schema and the model disagree
+        return whole(f"does not match the trace format: {exc}")
+
+
+def _literals(data: Any) -> Iterator[tuple[str, _Literal]]:
+    """Every stand-in for an unreadable number, with its pointer; iterative, as the data may nest deeply."""
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), data)]
+    while stack:
+        steps, value = stack.pop()
+        if isinstance(value, _Literal):
+            yield pointer(*steps), value
+        elif isinstance(value, dict):
+            stack.extend(((*steps, k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend(((*steps, i), v) for i, v in enumerate(value))
+
+
+# ---------------------------------------------------------------------------------------------
+# jsonschema, with messages in the project's words
+
+
+@cache
+def _validators() -> tuple[Any, dict[str, Any]]:
+    """A validator for the top level alone, and one per item definition."""
+    import jsonschema
+
+    from masrl.trace._schema import trace_schema
+
+    schema = trace_schema()
+    top = copy.deepcopy(schema)
+    for name in _ITEMS:
+        top["properties"][name]["items"] = True
+    items = {
+        name: jsonschema.Draft202012Validator(
+            {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
+        )
+        for name, (definition, _) in _ITEMS.items()
+    }
+    return jsonschema.Draft202012Validator(top), items
+
+
+def schema_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """(pointer, message) for every way *data* breaks the published schema."""
+    top, items = _validators()
+    found = [msg for error in top.iter_errors(data) for msg in _messages(error, ())]
+    for name, (_, kind) in _ITEMS.items():
+        values = data.get(name)
+        if not isinstance(values, list):
+            continue
+        for i, item in enumerate(values):
+            try:
+                msgspec.convert(item, kind)
+                continue
+            except msgspec.ValidationError as exc:
+                refused = str(exc)
+            errors = list(items[name].iter_errors(item))
+            messages = [msg for error in errors for msg in _messages(error, (name, i))]
+            found.extend(
+                messages or [(pointer(name, i), f"{_ITEM_NAMES[name]} does not match the trace format: {refused}")]
+            )
+    return sorted(set(found))
+
+
+_JSON_TYPES = {
+    "string": "a string",
+    "number": "a number",
+    "integer": "a whole number",
+    "object": "an object",
+    "array": "an array",
+    "boolean": "true or false",
+}
+
+
+def _what(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return show(value)
+    if isinstance(value, str):
+        return f"the string {show(value)}"
+    if isinstance(value, (int, float)):
+        return f"the number {show(value)}"
+    return show(value)
+
+
+_ITEM_NAMES = {"events": "event", "edges": "edge", "attributions": "attribution"}
+
+
+def _name(steps: tuple[str | int, ...]) -> str:
+    """What a message calls the value at *steps*: its key, or 'event' for an item of events."""
+    if not steps:
+        return "trace"
+    last = steps[-1]
+    if isinstance(last, int):
+        return _ITEM_NAMES.get(str(steps[-2]), "item") if len(steps) > 1 else "item"
+    return last
+
+
+def _messages(error: Any, prefix: tuple[str | int, ...]) -> Iterator[tuple[str, str]]:
+    """Turn one jsonschema error into (pointer, message) pairs phrased as 'X must ...'."""
+    steps = (*prefix, *error.absolute_path)
+    where, name = pointer(*steps), _name(steps)
+    instance, expected, kind = error.instance, error.validator_value, error.validator
+    if kind == "type":
+        yield where, f"{name} must be {_JSON_TYPES.get(expected, expected)}, not {_what(instance)}"
+    elif kind == "enum":
+        allowed = [str(x) for x in expected]
+        hint = did_you_mean(instance, allowed) if isinstance(instance, str) else ""
+        yield where, f"{name} must be one of {one_of(allowed)}, not {_what(instance)}{hint}"
+    elif kind == "required":
+        when = ""
+        if "then" in error.schema_path and isinstance(instance.get("type"), str):
+            when = f" for {instance['type']} events"
+        properties = error.schema.get("properties") or _event_properties()
+        for missing in (p for p in expected if p not in instance):
+            about = properties.get(missing, {}).get("description", "")
+            yield pointer(*steps, missing), f"{missing} is required{when}" + (f": {about}" if about else "")
+    elif kind == "additionalProperties" and expected is False:
+        allowed = list(error.schema.get("properties", {}))
+        for extra in (k for k in instance if k not in allowed):
+            yield (
+                pointer(*steps, extra),
+                f"{name} has an unknown field {extra!r}{did_you_mean(extra, allowed)}; "
+                f"allowed fields are {', '.join(allowed)}",
+            )
+    elif kind == "minimum":
+        yield where, f"{name} must be at least {expected}, not {show(instance)}"
+    elif kind == "minLength":
+        yield where, f"{name} must not be empty"
+    elif kind == "minItems":
+        yield where, f"{name} must hold at least {expected} item{'s' if expected != 1 else ''}"
+    else:  # pragma: no cover - the schema uses no other keyword
+        yield where, error.message
+
+
+@cache
+def _event_properties() -> dict[str, Any]:
+    """The event definition's properties: descriptions for fields an event type requires."""
+    from masrl.trace._schema import trace_schema
+
+    return dict(trace_schema()["$defs"]["event"]["properties"])
