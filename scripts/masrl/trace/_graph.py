@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
-from operator import eq, gt, is_, is_not, le, lt, not_
+from operator import eq, gt, is_, is_not, itemgetter, le, lt, not_
 from typing import Any
 
 from msgspec import UNSET
@@ -60,6 +60,7 @@ class Graph:
     kinds: list[type]  # the struct class of each event
     t_of: dict[str, float]  # event id -> t (of the first event with that id)
     in_order: bool  # events are listed in time order
+    forward: bool = False  # every edge ends strictly later than it starts
     spawned_at: dict[str, float] = field(default_factory=dict)  # agent -> time of its first spawn
     first_act: dict[str, int] = field(default_factory=dict)  # agent -> position of its earliest event
     _index: dict[str, int] | None = None
@@ -112,6 +113,14 @@ def check(trace: m.Trace) -> tuple[list[Found], Graph]:
     return found, graph
 
 
+def lookup(mapping: dict[str, Any], keys: list[str]) -> Sequence[Any]:
+    """``[mapping[k] for k in keys]`` in one C call (KeyError if one is missing)."""
+    if len(keys) < 2:  # itemgetter of one key returns the value, not a tuple
+        return [mapping[k] for k in keys]
+    values: tuple[Any, ...] = itemgetter(*keys)(mapping)
+    return values
+
+
 def _duplicates(ids: list[str]) -> Iterator[Found]:
     first: dict[str, int] = {}
     for i, id_ in enumerate(ids):
@@ -131,8 +140,8 @@ def _t(value: float) -> str:
 def _edges(trace: m.Trace, g: Graph) -> Iterator[Found]:
     edges = trace.edges
     try:
-        t_src = list(map(g.t_of.__getitem__, [e.src for e in edges]))
-        t_dst = list(map(g.t_of.__getitem__, [e.dst for e in edges]))
+        t_src = lookup(g.t_of, [e.src for e in edges])
+        t_dst = lookup(g.t_of, [e.dst for e in edges])
         numbered: range | list[int] = range(len(edges))
     except KeyError:
         numbered = []
@@ -148,6 +157,7 @@ def _edges(trace: m.Trace, g: Graph) -> Iterator[Found]:
         t_src = [g.t_of[edges[j].src] for j in numbered]
         t_dst = [g.t_of[edges[j].dst] for j in numbered]
     if all(map(lt, t_src, t_dst)):  # every edge moves forward in time: no edge goes back, no cycle
+        g.forward = True
         return
     back = list(compress(numbered, map(gt, t_src, t_dst)))
     for j in back:
@@ -196,6 +206,8 @@ def _cycles(edges: list[m.Edge], suspects: list[int], g: Graph) -> Iterator[Foun
         walk.append(v)
         v = min((p for p in pred[v] if p in left), key=order.__getitem__)
     cycle = list(reversed(walk[seen[v] :]))  # forward order
+    start = cycle.index(min(cycle, key=order.__getitem__))
+    cycle = cycle[start:] + cycle[:start]  # from the event listed first; the closing edge leads back to it
     names = [repr(x) for x in cycle[:_CYCLES_SHOWN]] + (["..."] if len(cycle) > _CYCLES_SHOWN else [])
     closing = edge_of[(cycle[-1], cycle[0])]
     more = len(left) - len(cycle)
@@ -272,7 +284,7 @@ def _spawns(g: Graph) -> Iterator[Found]:
         e = events[i]
         if e.to == e.agent:
             yield pointer("events", i, "to"), f"agent {e.agent!r} cannot spawn itself"
-        if e.to not in spawned_at or ts[i] < spawned_at[e.to]:
+        elif e.to not in spawned_at or ts[i] < spawned_at[e.to]:
             spawned_at[e.to] = ts[i]
             spawn_of[e.to] = i
     if g.in_order:  # the first event of each agent is its earliest; found at C speed

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from itertools import compress, islice, repeat
 from operator import add, eq, is_not, le, not_
 from typing import Any
@@ -29,7 +30,7 @@ from typing import Any
 from msgspec import UNSET
 
 from masrl.trace import _model as m
-from masrl.trace._graph import Graph
+from masrl.trace._graph import Graph, lookup
 
 _PLACES = 6  # times and sums are rounded to microseconds / millionths, hiding float noise
 
@@ -146,8 +147,13 @@ def compute(trace: m.Trace, g: Graph) -> dict[str, Any]:
 
 
 def _given(value: dict[str, float] | Any) -> dict[str, float]:
-    """A mapping field of the trace, or {} when it is not given."""
-    return {} if value is UNSET else dict(value)
+    """A mapping field of the trace, or {} when it is not given; whole numbers shown as such."""
+    return {} if value is UNSET else {k: _plain(v) for k, v in value.items()}
+
+
+def _plain(value: float) -> float:
+    """12000.0 as 12000: numbers decode as floats, but a count reads better whole."""
+    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2**53 else value
 
 
 def _round(value: float) -> float:
@@ -200,25 +206,24 @@ def _critical_paths(trace: m.Trace, g: Graph, durations: list[float]) -> tuple[i
     edges, which the validator has shown to be acyclic.
     """
     n = len(g.events)
-    index = g.index
     edges = trace.edges
-    src = list(map(index.__getitem__, [e.src for e in edges]))
-    dst = list(map(index.__getitem__, [e.dst for e in edges]))
+    src = lookup(g.index, [e.src for e in edges])
+    dst = lookup(g.index, [e.dst for e in edges])
     ts = g.ts
-    level = _equal_time_levels(src, dst, ts)
+    level = {} if g.forward else _equal_time_levels(src, dst, ts)
     if g.in_order and not level:
-        rank: list[int] | range = range(n)
+        dst_rank = dst  # the position of an event is its rank
     else:
         order = sorted(range(n), key=lambda i: (ts[i], level.get(i, 0)))
         rank = [0] * n
         for r, i in enumerate(order):
             rank[i] = r
-    # Relaxing edges in order of their source's rank, or of their target's, visits every event's
-    # incoming edges before its outgoing ones. Logs written as the run goes list edges by target.
-    dst_rank = list(map(rank.__getitem__, dst))
+        dst_rank = list(map(rank.__getitem__, dst))
+    # Relaxing edges in the rank order of their targets visits all of an event's incoming edges
+    # before any of its outgoing ones. Logs written as the run goes list edges that way already.
     if not all(map(le, dst_rank, islice(dst_rank, 1, None))):
-        order_ = sorted(range(len(src)), key=dst_rank.__getitem__)
-        src, dst = [src[j] for j in order_], [dst[j] for j in order_]
+        by_target = sorted(range(len(src)), key=dst_rank.__getitem__)
+        src, dst = [src[j] for j in by_target], [dst[j] for j in by_target]
     steps = [1] * n
     best = [-1] * n
     finish = list(durations)  # earliest finish of each event under unlimited parallelism
@@ -240,7 +245,7 @@ def _critical_paths(trace: m.Trace, g: Graph, durations: list[float]) -> tuple[i
     return top, path, max(finish)
 
 
-def _equal_time_levels(src: list[int], dst: list[int], ts: list[float]) -> dict[int, int]:
+def _equal_time_levels(src: Sequence[int], dst: Sequence[int], ts: list[float]) -> dict[int, int]:
     """For events joined by equal-time edges, their depth along those edges (others: absent)."""
     pairs = [
         (s, d)
@@ -340,8 +345,8 @@ def _per_agent(
         agent: {
             "kind": roles.get(agent, TOOL),
             "events": count[agent],
-            "first_t": ts[g.first_act[agent]],
-            "last_t": last[agent],
+            "first_t": _plain(ts[g.first_act[agent]]),
+            "last_t": _plain(last[agent]),
             "busy_s": _seconds(busy[agent]),
             "tokens_in": int(tokens_in[agent]),
             "tokens_out": int(tokens_out[agent]),

@@ -12,8 +12,8 @@ Events form a tagged union on ``type``: one struct per event type, each listing 
 type requires (a spawn must say whom it spawns). Optional fields default to ``UNSET`` rather than
 ``None``, so an explicit ``null`` is refused exactly as the schema refuses it.
 
-Whole numbers (token counts) are typed ``int | float`` with the float side held to multiples of 1,
-because JSON Schema counts ``3.0`` as an integer and so must we.
+Numbers are 64-bit floats; whole numbers (token counts) are floats held to multiples of 1, because
+JSON Schema counts ``3.0`` as an integer and so must we.
 """
 
 from __future__ import annotations
@@ -87,9 +87,12 @@ TOPOLOGIES: tuple[str, ...] = get_args(Topology)
 ENUMS: tuple[tuple[str, ...], ...] = (EVENT_TYPES, EDGE_TYPES, CREDIT_UNITS, TOPOLOGIES, (SCHEMA_VERSION,))
 
 Text = Annotated[str, Meta(min_length=1)]
-Number = int | float
-NonNegative = Annotated[int, Meta(ge=0)] | Annotated[float, Meta(ge=0)]
-Count = Annotated[int, Meta(ge=0)] | Annotated[float, Meta(ge=0, multiple_of=1)]
+# Numbers decode as 64-bit floats, so one too large for a float (1e999, or an integer of 400
+# digits) is refused like NaN: every number of a trace is finite. A whole number is a float
+# held to multiples of 1, as JSON Schema's "integer" counts 3.0 as whole.
+Number = float
+NonNegative = Annotated[float, Meta(ge=0)]
+Count = Annotated[float, Meta(ge=0, multiple_of=1)]
 
 
 def _doc(text: str, **extra: Any) -> Meta:

@@ -37,7 +37,10 @@ from masrl.trace._problems import TraceProblem, pointer, show
 
 MAX_BYTES = 256 * 1024 * 1024  # about 1.4 million events; larger files are refused, not read
 _BOM = b"\xef\xbb\xbf"
-_MAX_DIGITS = 308  # an integer with more digits does not fit a 64-bit float
+_FLOAT_DIGITS = 308  # an integer with at most this many digits fits a 64-bit float
+_INT_DIGITS = 4300  # Python reads no longer integer (sys.get_int_max_str_digits)
+# Where a trace holds free-form JSON: (first step, third step) of their pointers.
+_FREE_FORM = {("metadata", None), ("events", "attributes")}
 
 # Arrays of the top level whose items have a definition of their own, with the item type.
 _ITEMS: dict[str, tuple[str, Any]] = {
@@ -99,10 +102,15 @@ def decode_fast(raw: bytes | mmap.mmap) -> m.Trace | None:
 
 
 class _Literal:
-    """Stands in for a number JSON cannot hold (NaN, Infinity, 1e999), so its place can be named."""
+    """Stands in for a number a 64-bit float cannot hold (NaN, Infinity, 1e999, 10**400).
 
-    def __init__(self, text: str) -> None:
+    *value* is the integer itself when it is one Python can read: free-form fields (attributes,
+    metadata) may hold any JSON, so there the integer is put back, as the fast path keeps it.
+    """
+
+    def __init__(self, text: str, value: int | None = None) -> None:
         self.text = text
+        self.value = value
 
 
 def _parse_constant(text: str) -> _Literal:
@@ -115,7 +123,16 @@ def _parse_float(text: str) -> float | _Literal:
 
 
 def _parse_int(text: str) -> int | _Literal:
-    return _Literal(text) if len(text.lstrip("-")) > _MAX_DIGITS else int(text)
+    if len(text.lstrip("-")) <= _FLOAT_DIGITS:
+        return int(text)
+    if len(text.lstrip("-")) > _INT_DIGITS:
+        return _Literal(text)
+    value = int(text)
+    try:
+        float(value)
+    except OverflowError:
+        return _Literal(text, value)
+    return value
 
 
 def _careful(raw: bytes, shown: str) -> tuple[m.Trace | None, list[TraceProblem]]:
@@ -144,7 +161,7 @@ def _careful(raw: bytes, shown: str) -> tuple[m.Trace | None, list[TraceProblem]
             where,
             f"{value.text} is not valid JSON; numbers must be finite"
             if value.text.lstrip("-") in ("NaN", "Infinity")
-            else f"{show(value.text)[1:-1]} is too large for a 64-bit float; numbers must be finite",
+            else f"{_cut(value.text)} is too large for a 64-bit float; numbers must be finite",
         )
         for where, value in _literals(data)
     ]
@@ -161,17 +178,28 @@ def _careful(raw: bytes, shown: str) -> tuple[m.Trace | None, list[TraceProblem]
         return whole(f"does not match the trace format: {exc}")
 
 
+def _cut(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _literals(data: Any) -> Iterator[tuple[str, _Literal]]:
-    """Every stand-in for an unreadable number, with its pointer; iterative, as the data may nest deeply."""
-    stack: list[tuple[tuple[str | int, ...], Any]] = [((), data)]
+    """Every stand-in for an unreadable number, with its pointer; iterative, as the data may nest deeply.
+
+    A large integer in a free-form field is put back in place instead (see :class:`_Literal`).
+    """
+    stack: list[tuple[tuple[str | int, ...], Any, Any]] = [((), data, None)]
     while stack:
-        steps, value = stack.pop()
+        steps, value, holder = stack.pop()
         if isinstance(value, _Literal):
-            yield pointer(*steps), value
+            free = (steps[0], steps[2] if len(steps) > 2 and steps[0] == "events" else None) in _FREE_FORM
+            if free and value.value is not None:
+                holder[steps[-1]] = value.value
+            else:
+                yield pointer(*steps), value
         elif isinstance(value, dict):
-            stack.extend(((*steps, k), v) for k, v in value.items())
+            stack.extend(((*steps, k), v, value) for k, v in value.items())
         elif isinstance(value, list):
-            stack.extend(((*steps, i), v) for i, v in enumerate(value))
+            stack.extend(((*steps, i), v, value) for i, v in enumerate(value))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -134,8 +134,8 @@ def _bounded(out: dict[str, Any], **bounds: Any) -> dict[str, Any]:
 def _number(kinds: tuple[mi.Type, ...]) -> dict[str, Any]:
     """One JSON Schema number for ``int``, ``float`` or their union with equal bounds.
 
-    A float held to multiples of 1 next to an int is how the model spells JSON Schema's
-    ``integer`` (which counts 3.0 as whole).
+    A float held to multiples of 1 is how the model spells JSON Schema's ``integer`` (which counts
+    3.0 as whole).
     """
     ints = [k for k in kinds if isinstance(k, mi.IntType)]
     floats = [k for k in kinds if isinstance(k, mi.FloatType)]
