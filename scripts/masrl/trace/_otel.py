@@ -128,7 +128,7 @@ def _value(any_value: Any) -> Any:
         return raw
     if kind == "boolValue" and isinstance(raw, bool):
         return raw
-    if kind == "intValue" and isinstance(raw, (int, str)) and not isinstance(raw, bool):
+    if kind == "intValue" and (_whole(raw) or isinstance(raw, int)) and not isinstance(raw, bool):
         return int(raw)
     if kind == "doubleValue" and isinstance(raw, (int, float, str)) and not isinstance(raw, bool):
         number = float(raw)
@@ -160,8 +160,13 @@ def _attributes(raw: Any, where: str) -> dict[str, Any]:
     return out
 
 
+def _whole(raw: Any) -> bool:
+    """A whole number written as a string, as the protobuf JSON mapping writes 64-bit integers."""
+    return isinstance(raw, str) and raw.removeprefix("-").isdigit() and len(raw) < 40
+
+
 def _nanos(raw: Any) -> int:
-    if isinstance(raw, bool) or not isinstance(raw, (int, str)):
+    if isinstance(raw, bool) or not (isinstance(raw, int) or _whole(raw)):
         raise ValueError("must be a whole number of nanoseconds since the Unix epoch")
     value = int(raw)
     if value < 0:
