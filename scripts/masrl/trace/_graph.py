@@ -66,6 +66,7 @@ class Graph:
     _index: dict[str, int] | None = None
     _positions: dict[type, list[int]] = field(default_factory=dict)
     _present: set[type] | None = None
+    _acting: set[str] | None = None
 
     @property
     def index(self) -> dict[str, int]:
@@ -73,6 +74,20 @@ class Graph:
         if self._index is None:
             self._index = dict(zip(reversed(self.ids), range(len(self.ids) - 1, -1, -1), strict=True))
         return self._index
+
+    @property
+    def acting(self) -> set[str]:
+        """Actors of events other than tool results, interventions and safety events (found on first use)."""
+        if self._acting is None:
+            if self._present is None:
+                self._present = set(self.kinds)
+            exempt = m.UNSPAWNED_KINDS & self._present
+            if len(exempt) == 1:
+                (kind,) = exempt
+                self._acting = set(compress(self.agents, map(is_not, self.kinds, repeat(kind))))
+            else:
+                self._acting = set(compress(self.agents, map(not_, map(exempt.__contains__, self.kinds))))
+        return self._acting
 
     def of_kind(self, kind: type) -> list[int]:
         """Positions of the events of struct class *kind*, in order (found on first use)."""
@@ -321,7 +336,7 @@ def _unspawned(g: Graph, unspawned: set[str], start: float) -> Iterator[Found]:
     looked at one by one only when that fails.
     """
     events, ts, agents, kinds = g.events, g.ts, g.agents, g.kinds
-    acting = set(compress(agents, map(not_, map(m.UNSPAWNED_KINDS.__contains__, kinds))))
+    acting = g.acting
     tools = [e.tool for e in events]
     first_call: dict[str, float] = {}
     suspect_tools: set[str] = set()

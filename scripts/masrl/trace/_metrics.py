@@ -24,7 +24,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from itertools import compress, islice, repeat
-from operator import add, eq, is_not, le, not_
+from operator import add, eq, is_not, le
 from typing import Any
 
 from msgspec import UNSET
@@ -117,6 +117,7 @@ def compute(trace: m.Trace, g: Graph) -> dict[str, Any]:
     busy = math.fsum(durations)
     stages = _stages(events, roles, agents)
     tools = {e.tool for e in events} - {UNSET}
+    per_agent = _per_agent(g, durations, roles, spawned)
     out: dict[str, Any] = {
         "trace_id": trace.trace_id,
         "events": n,
@@ -137,9 +138,9 @@ def compute(trace: m.Trace, g: Graph) -> dict[str, Any]:
         "time_speedup": _round(busy / critical_s) if critical_s > 0 else None,
         "stages": stages,
         "parl_critical_steps": sum(s["critical_steps"] for s in stages) if stages else None,
-        "tokens": _tokens(events),
+        "tokens": _tokens(per_agent),
         "cost": {"recorded": _given(trace.costs), "events": _event_costs(events, range(n))},
-        "per_agent": _per_agent(g, durations, roles, spawned),
+        "per_agent": per_agent,
         "rewards": _rewards(trace),
         "critical_path": path,
     }
@@ -175,7 +176,7 @@ def _durations(events: list[Any], ts: list[float]) -> list[float]:
 def _roles(g: Graph) -> dict[str, str]:
     """Each actor's kind: root, sub-agent, tool or external (see METRIC_DEFINITIONS["per_agent"])."""
     start = min(g.ts)
-    acting = set(compress(g.agents, map(not_, map(m.UNSPAWNED_KINDS.__contains__, g.kinds))))
+    acting = g.acting
     results = set(map(g.agents.__getitem__, g.of_kind(m.ToolResult)))
     kinds = {}
     for agent, i in g.first_act.items():
@@ -296,15 +297,10 @@ def _stages(events: list[Any], roles: dict[str, str], agents: list[str]) -> list
     return out
 
 
-def _tokens(events: list[Any]) -> dict[str, int]:
-    counted = [e.tokens for e in events if e.tokens is not UNSET]
-    inputs = sum(t.input for t in counted if t.input is not UNSET)
-    outputs = sum(t.output for t in counted if t.output is not UNSET)
-    return {"input": _whole(inputs), "output": _whole(outputs), "total": _whole(inputs + outputs)}
-
-
-def _whole(value: float) -> int:
-    return int(value)
+def _tokens(per_agent: dict[str, dict[str, Any]]) -> dict[str, int]:
+    inputs = sum(row["tokens_in"] for row in per_agent.values())
+    outputs = sum(row["tokens_out"] for row in per_agent.values())
+    return {"input": inputs, "output": outputs, "total": inputs + outputs}
 
 
 def _event_costs(events: list[Any], positions: range | list[int]) -> dict[str, float]:

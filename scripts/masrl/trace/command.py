@@ -67,6 +67,7 @@ def validate(files: tuple[Path, ...]) -> None:
 
     Example:
 
+    \b
         masrl trace validate traces/
         masrl trace validate run-0042.json run-0043.json
     """
@@ -95,6 +96,7 @@ def metrics(file: Path, as_json: bool) -> None:
 
     Example:
 
+    \b
         masrl trace metrics traces/swarm.json
         masrl trace metrics --json traces/debate.json > debate-metrics.json
     """
@@ -127,6 +129,7 @@ def render(file: Path, max_events: int) -> None:
 
     Example:
 
+    \b
         masrl trace render traces/reference-example.json > example.mmd
     """
     from masrl.trace._render import TooLarge, mermaid
@@ -152,6 +155,7 @@ def schema(ctx: click.Context, to_stdout: bool) -> None:
 
     Example:
 
+    \b
         masrl trace schema
         masrl trace schema --stdout | less
     """
@@ -185,6 +189,7 @@ def generate(output: Path, agents: int, rounds: int, stages: int, seed: int) -> 
 
     Example:
 
+    \b
         masrl trace generate --agents 100 --rounds 1500 big-swarm.json
     """
     from masrl._writer import write_if_changed
@@ -218,6 +223,7 @@ def import_otel(file: Path, output: Path | None, trace_id: str | None) -> None:
 
     Example:
 
+    \b
         masrl trace import otel spans.json -o traces/run-0042.json
     """
     import json
