@@ -60,6 +60,8 @@ HOSTILE: list[tuple[str, bytes | str, list[str]]] = [
     ("overflow-float", REF.replace('"team": 1.0', '"team": 1e999'), [f"{F}: /rewards/team: 1e999 is too large for a 64-bit float; numbers must be finite"]),
     ("overflow-int", REF.replace('"tokens": 12000', '"tokens": ' + "9" * 400), [f"{F}: /costs/tokens: {'9' * 57}... is too large for a 64-bit float; numbers must be finite"]),
     ("bad-utf8", REF.encode().replace(b"demo-trace-001", b"demo-trace-\xff01"), [f"{F}: line 1 column 26: file must be UTF-8: byte 0xff is not valid UTF-8"]),
+    ("lone-surrogate", REF.replace('"content_ref": "query_hash"', '"content_ref": "q\\ud800"'), [f"{F}: /events/4/content_ref: text holds a lone surrogate \\ud800, which is not a character; strings must be valid Unicode"]),
+    ("surrogate-pair", REF.replace('"content_ref": "query_hash"', '"content_ref": "\\ud83d\\ude80"'), []),
     ("deep", b"[" * 100_000 + b"]" * 100_000, [f"{F}: (trace): JSON nests too deeply to read; a trace nests only a few levels"]),
     ("deep-inside", REF[:-1] + ', "metadata": ' + "[" * 50_000 + "]" * 50_000 + "}", [f"{F}: (trace): JSON nests too deeply to read; a trace nests only a few levels"]),
 ]  # fmt: skip
@@ -84,6 +86,16 @@ def test_huge_file_is_refused_before_reading(tmp_path: Path) -> None:
     assert [str(p) for p in validate_file(path, F).problems] == [
         f"{F}: (trace): file is {_read.MAX_BYTES + 1:,} bytes; traces must be at most {_read.MAX_BYTES:,} bytes"
     ]
+
+
+def test_a_systematic_fault_stops_the_report(tmp_path: Path) -> None:
+    doc = reference()
+    doc["events"] = [{"id": f"e{i}", "t": i, "type": "aggregate", "agent": "a", "colour": "red"} for i in range(150)]
+    doc["edges"] = []
+    found = problems_of(tmp_path, doc)
+    assert len(found) == 1 + _read.MAX_BAD_ITEMS
+    assert found[0] == f"{F}: (trace): stopped after 100 events, edges and attributions with problems"
+    assert found[-1].startswith(f"{F}: /events/99/colour: event has an unknown field 'colour'")
 
 
 def test_byte_order_mark_is_allowed(tmp_path: Path) -> None:

@@ -25,7 +25,9 @@ class TraceProblem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.where or WHOLE_FILE}: {self.message}"
+        text = f"{self.path}: {self.where or WHOLE_FILE}: {self.message}"
+        # A file name from the command line may hold undecodable bytes; print them escaped.
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
     @property
     def sort_key(self) -> tuple[str, tuple[tuple[int, int | str], ...], str]:

@@ -37,6 +37,7 @@ from masrl.trace._problems import TraceProblem, pointer, show
 
 MAX_BYTES = 256 * 1024 * 1024  # about 1.4 million events; larger files are refused, not read
 _BOM = b"\xef\xbb\xbf"
+MAX_BAD_ITEMS = 100  # items explained one by one; past this the report stops (a systematic fault)
 _FLOAT_DIGITS = 308  # an integer with at most this many digits fits a 64-bit float
 _INT_DIGITS = 4300  # Python reads no longer integer (sys.get_int_max_str_digits)
 # Where a trace holds free-form JSON: (first step, third step) of their pointers.
@@ -155,18 +156,9 @@ def _careful(raw: bytes, shown: str) -> tuple[m.Trace | None, list[TraceProblem]
         return whole(f"not valid JSON: {exc.msg}", f"line {exc.lineno} column {exc.colno}")
     except RecursionError:
         return whole("JSON nests too deeply to read; a trace nests only a few levels")
-    literals = [
-        TraceProblem(
-            shown,
-            where,
-            f"{value.text} is not valid JSON; numbers must be finite"
-            if value.text.lstrip("-") in ("NaN", "Infinity")
-            else f"{_cut(value.text)} is too large for a 64-bit float; numbers must be finite",
-        )
-        for where, value in _literals(data)
-    ]
-    if literals:
-        return None, literals
+    unreadable = [TraceProblem(shown, where, message) for where, message in _unreadable(data)]
+    if unreadable:
+        return None, unreadable
     if not isinstance(data, dict):
         return whole(f"a trace must be a JSON object with trace_id, events and edges, not {_what(data)}")
     problems = [TraceProblem(shown, where, message) for where, message in schema_problems(data)]
@@ -182,10 +174,13 @@ def _cut(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _literals(data: Any) -> Iterator[tuple[str, _Literal]]:
-    """Every stand-in for an unreadable number, with its pointer; iterative, as the data may nest deeply.
+def _unreadable(data: Any) -> Iterator[tuple[str, str]]:
+    """Numbers a 64-bit float cannot hold and text that is not Unicode, with their pointers.
 
-    A large integer in a free-form field is put back in place instead (see :class:`_Literal`).
+    These are valid JSON Schema instances, but nothing downstream could compute with or print
+    them, so the validator refuses them (the fast path already does). A large integer in a
+    free-form field is put back in place instead (see :class:`_Literal`). The walk is iterative,
+    as the data may nest deeply.
     """
     stack: list[tuple[tuple[str | int, ...], Any, Any]] = [((), data, None)]
     while stack:
@@ -194,12 +189,29 @@ def _literals(data: Any) -> Iterator[tuple[str, _Literal]]:
             free = (steps[0], steps[2] if len(steps) > 2 and steps[0] == "events" else None) in _FREE_FORM
             if free and value.value is not None:
                 holder[steps[-1]] = value.value
+            elif value.text.lstrip("-") in ("NaN", "Infinity"):
+                yield pointer(*steps), f"{value.text} is not valid JSON; numbers must be finite"
             else:
-                yield pointer(*steps), value
+                yield pointer(*steps), f"{_cut(value.text)} is too large for a 64-bit float; numbers must be finite"
+        elif isinstance(value, str):
+            yield from _lone_surrogate(value, steps)
         elif isinstance(value, dict):
-            stack.extend(((*steps, k), v, value) for k, v in value.items())
+            for k, v in value.items():
+                yield from _lone_surrogate(k, (*steps, k))
+                stack.append(((*steps, k), v, value))
         elif isinstance(value, list):
             stack.extend(((*steps, i), v, value) for i, v in enumerate(value))
+
+
+def _lone_surrogate(text: str, steps: tuple[str | int, ...]) -> Iterator[tuple[str, str]]:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        yield (
+            pointer(*steps).encode("utf-8", "backslashreplace").decode("ascii"),
+            f"text holds a lone surrogate \\u{code:04x}, which is not a character; strings must be valid Unicode",
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -230,6 +242,7 @@ def schema_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
     """(pointer, message) for every way *data* breaks the published schema."""
     top, items = _validators()
     found = [msg for error in top.iter_errors(data) for msg in _messages(error, ())]
+    failed = 0
     for name, (_, kind) in _ITEMS.items():
         values = data.get(name)
         if not isinstance(values, list):
@@ -240,6 +253,10 @@ def schema_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
                 continue
             except msgspec.ValidationError as exc:
                 refused = str(exc)
+            failed += 1
+            if failed > MAX_BAD_ITEMS:
+                found.append(("", f"stopped after {MAX_BAD_ITEMS} events, edges and attributions with problems"))
+                return sorted(set(found))
             errors = list(items[name].iter_errors(item))
             messages = [msg for error in errors for msg in _messages(error, (name, i))]
             found.extend(
