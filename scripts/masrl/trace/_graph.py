@@ -23,8 +23,8 @@ broken rule yields a (JSON Pointer, message) pair; nothing raises or prints.
 10. Attributions name real units: an event (of the right type) for token, turn, message and tool;
     an agent for agent and orchestrator; a role in use for role; ``index`` only for tokens.
 
-:class:`Graph` keeps the index built on the way (positions of ids, times, edge endpoints) so the
-metrics need not build it again.
+:class:`Graph` keeps what the checks learn on the way (times by id, first acts, spawn times, who
+acts) so the metrics need not find it again.
 """
 
 from __future__ import annotations

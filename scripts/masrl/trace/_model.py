@@ -144,10 +144,7 @@ class Event(Struct, kw_only=True, forbid_unknown_fields=True, gc=False, tag_fiel
         Annotated[bool, _doc("Whether the content comes from a trusted source (false for web pages and tool output).")]
         | UnsetType
     ) = UNSET
-    end: (
-        Annotated[NonNegative, _doc("End time, on the same clock as `t`; not before `t`. Give `end` or `duration`.")]
-        | UnsetType
-    ) = UNSET
+    end: Annotated[NonNegative, _doc("End time, on the same clock as `t`; not before `t`.")] | UnsetType = UNSET
     duration: (
         Annotated[
             NonNegative, _doc("How long the event took, in seconds; if `end` is also given, `t + duration = end`.")

@@ -7,13 +7,15 @@ conforms to the published schema; nothing else is needed.
 When the fast path refuses a file, the careful path finds out why, precisely:
 
 1. the bytes must be UTF-8 and JSON (a leading byte-order mark is allowed), with no ``NaN`` or
-   ``Infinity`` literal and no number too large for a 64-bit float;
+   ``Infinity`` literal, no number too large for a 64-bit float and no string holding a lone
+   surrogate (JSON Schema allows these three, but nothing could compute with or print them; the
+   fast path refuses them too);
 2. the top level must be an object;
 3. the document is checked with ``jsonschema`` against the published schema, so messages name the
    JSON Pointer of each fault. To stay quick on large files the top level is checked on its own
    and each event, edge and attribution is first tried with msgspec; only the items msgspec
    refuses go through ``jsonschema`` (a document is valid exactly when its top level and every item
-   are).
+   are), and the report stops after :data:`MAX_BAD_ITEMS` faulty items.
 
 Nothing here raises on bad input or prints; problems come back as :class:`TraceProblem` values.
 """
