@@ -247,3 +247,18 @@ def test_cli_import_refuses_non_exports(tmp_path: Path, run_cli: Any, content: b
     assert result.stderr.startswith(f"Error: {path}: ")
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_cli_import_refuses_absurdly_deep_span_chains(tmp_path: Path, run_cli: Any) -> None:
+    data = fixture()
+    chain = spans_of(data)[0]
+    spans = data["resourceSpans"][0]["scopeSpans"][0]["spans"] = []
+    for k in range(3000):
+        span = copy.deepcopy(chain)
+        span["spanId"], span["parentSpanId"] = f"s{k}", f"s{k - 1}" if k else ""
+        spans.append(span)
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = run_cli("trace", "import", "otel", str(path))
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: {path}: spans nest too deeply to import (hundreds of levels of parent spans)\n"

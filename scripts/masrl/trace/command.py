@@ -244,6 +244,8 @@ def import_otel(file: Path, output: Path | None, trace_id: str | None) -> None:
         imported = convert(spans, trace_id=trace_id, system=system if isinstance(system, str) and system else None)
     except OtelError as exc:
         raise MasrlError(f"{file}: {exc.where or '(file)'}: {exc.message}") from None
+    except RecursionError:
+        raise MasrlError(f"{file}: spans nest too deeply to import (hundreds of levels of parent spans)") from None
     unmapped = broken + imported.unmapped
     if broken:
         metadata = imported.trace.metadata
