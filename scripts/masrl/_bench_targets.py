@@ -42,6 +42,45 @@ def _drop_figure_cache(corpus: Path) -> Callable[[], None]:
     return drop
 
 
+# The trace benchmark: a swarm the size of published deployments (100 sub-agents x 1,500 tool rounds).
+TRACE_AGENTS, TRACE_ROUNDS, TRACE_SEED = 100, 1_500, 7
+
+
+def _trace_file(path: Path) -> Callable[[], None]:
+    """Generate the benchmark trace once (untimed); later runs find it in place."""
+
+    def make() -> None:
+        if not path.exists():
+            from masrl.trace._generate import encode, swarm
+
+            path.write_bytes(encode(swarm(TRACE_AGENTS, TRACE_ROUNDS, seed=TRACE_SEED)))
+
+    return make
+
+
+def trace_targets(work: Path) -> list[Target]:
+    big = work / f"trace-swarm-{TRACE_AGENTS}x{TRACE_ROUNDS}.json"
+    events = TRACE_AGENTS * (2 * TRACE_ROUNDS + 2) + 2
+    make = _trace_file(big)
+    return [
+        Target(
+            f"trace validate: {events:,} events",
+            masrl_argv("trace", "validate", str(big)),
+            work,
+            budget_s=1.0,
+            budget_mib=400,
+            prepare=make,
+        ),
+        Target(
+            f"trace metrics: {events:,} events",
+            masrl_argv("trace", "metrics", str(big)),
+            work,
+            budget_s=2.0,
+            prepare=make,
+        ),
+    ]
+
+
 def all_targets(root: Path, work: Path, size: int) -> list[Target]:
     synthetic = work / f"synthetic-{size}"
     if not (synthetic / "taxonomy.yaml").exists():
@@ -65,6 +104,7 @@ def all_targets(root: Path, work: Path, size: int) -> list[Target]:
             prepare=_reset_outputs(synthetic, root / "README.md"),
         ),
         *site_targets(root, work, size),
+        *trace_targets(work),
     ]
 
 

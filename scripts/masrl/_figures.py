@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 # Bump when the drawing code changes, so every figure is redrawn once.
-DRAWING_VERSION = 4
+DRAWING_VERSION = 5
 FIGURE_DIR = "site/docs/figures"
 MANIFEST = f"{FIGURE_DIR}/manifest.json"
 
@@ -334,3 +334,97 @@ def render_figures(specs: list[FigureSpec], on_disk: Callable[[str], bytes | Non
 def draw(spec: FigureSpec) -> bytes:
     """Draw *spec* now, ignoring any cached file."""
     return _svg(spec.draw(spec.data))
+
+
+# Event types in the order their legend lists them, with a colour each (Okabe-Ito again).
+TRACE_EVENT_COLOURS = {
+    "orchestrator_decision": "#0072B2",
+    "spawn": "#009E73",
+    "despawn": "#999999",
+    "message": "#E69F00",
+    "tool_call": "#CC79A7",
+    "tool_result": "#D55E00",
+    "return": "#56B4E9",
+    "aggregate": "#000000",
+    "human_intervention": "#F0E442",
+    "safety_event": "#882255",
+}
+
+
+TRACE_LABELS_MAX = 20  # events in a swimlane diagram that get their id written beside them
+
+
+def trace_spec(trace: dict[str, Any], name: str, title: str) -> FigureSpec:
+    """A swimlane diagram of *trace*: one lane per agent, events placed by time, edges as arrows."""
+    events: list[dict[str, Any]] = [
+        {
+            "id": str(e.get("id")),
+            "t": float(e.get("t", 0)),
+            "agent": str(e.get("agent", "?")),
+            "type": str(e.get("type")),
+        }
+        for e in trace.get("events", [])
+    ]
+    lanes: list[str] = []
+    for e in sorted(events, key=lambda e: float(e["t"])):
+        if e["agent"] not in lanes:
+            lanes.append(str(e["agent"]))
+    edges = [[str(x.get("src")), str(x.get("dst")), str(x.get("type", ""))] for x in trace.get("edges", [])]
+    return FigureSpec(
+        name,
+        title,
+        f"Swimlane diagram of the trace {trace.get('trace_id', '')}: one lane per agent, "
+        "events in time order, typed edges as arrows.",
+        {"title": title, "lanes": lanes, "events": events, "edges": edges},
+        _swimlanes,
+    )
+
+
+def _swimlanes(data: dict[str, Any]) -> Any:
+    lanes, events, edges = data["lanes"], data["events"], data["edges"]
+    fig = _figure(8.0, 0.6 * len(lanes) + 1.6)
+    ax = fig.add_subplot()
+    where = {e["id"]: (e["t"], len(lanes) - 1 - lanes.index(e["agent"])) for e in events}
+    for i, _ in enumerate(lanes):
+        ax.axhline(len(lanes) - 1 - i, color="#eeeeee", lw=6, zorder=0)
+    for src, dst, kind in edges:
+        if src in where and dst in where:
+            ax.annotate(
+                "",
+                where[dst],
+                where[src],
+                zorder=1,
+                arrowprops={
+                    "arrowstyle": "-|>",
+                    "color": MUTED,
+                    "lw": 0.8,
+                    "shrinkA": 6,
+                    "shrinkB": 6,
+                    "linestyle": "--" if kind in ("causal", "tool_dependency") else "-",
+                },
+            )
+    seen: set[str] = set()
+    for e in events:
+        x, y = where[e["id"]]
+        colour = TRACE_EVENT_COLOURS.get(e["type"], MUTED)
+        ax.scatter(
+            [x],
+            [y],
+            s=70,
+            color=colour,
+            zorder=2,
+            edgecolors="white",
+            linewidths=0.8,
+            label=e["type"].replace("_", " ") if e["type"] not in seen else None,
+        )
+        seen.add(e["type"])
+        if len(events) <= TRACE_LABELS_MAX:  # past this, ids overlap and say nothing
+            ax.annotate(e["id"], (x, y), xytext=(0, 7), textcoords="offset points", ha="center", fontsize=7, color=INK)
+    ax.set_yticks(range(len(lanes)), list(reversed(lanes)))
+    ax.set_xlabel("time t")
+    ax.set_ylim(-0.7, len(lanes) - 0.3)
+    ax.spines["left"].set_visible(False)
+    ax.tick_params(axis="y", length=0)
+    ax.set_title(data["title"], loc="left", color=INK)
+    ax.legend(frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return fig

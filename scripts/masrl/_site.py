@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -92,8 +93,11 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def render_site(analysis: Any, specs: list[Any]) -> dict[str, str]:
-    """Every generated page, keyed by path relative to the repository root."""
+def render_site(analysis: Any, specs: list[Any], traces: dict[str, Any] | None = None) -> dict[str, str]:
+    """Every generated page, keyed by path relative to the repository root.
+
+    *traces* is the context of the traces page (:func:`trace_pages`); without it the page is left out.
+    """
     corpus = analysis.corpus
     tax = corpus.taxonomy
     stats = analysis.stats
@@ -182,6 +186,8 @@ def render_site(analysis: Any, specs: list[Any]) -> dict[str, str]:
     page("claims.md", "claims.md.j2")
     page("screening.md", "screening.md.j2")
     page("contributing.md", "contributing.md.j2", body=_contributing(corpus.root))
+    if traces is not None:
+        page("traces.md", "traces.md.j2", **traces)
     return out
 
 
@@ -280,3 +286,99 @@ def _contributing(root: Path) -> str:
     for name in REPO_FILES:
         text = re.sub(rf"\[([^\]]+)\]\({re.escape(name)}\)", rf"`{name}`", text)
     return text
+
+
+TRACES_DIR = "traces"
+
+
+@dataclass(frozen=True)
+class SchemaRow:
+    name: str
+    type: str
+    required: str
+    description: str
+
+
+def _type_of(prop: dict[str, Any]) -> str:
+    if "$ref" in prop:
+        return str(prop["$ref"]).rsplit("/", 1)[-1]
+    if "enum" in prop:
+        return "one of " + ", ".join(f"`{x}`" for x in prop["enum"])
+    if "const" in prop:
+        return f"`{prop['const']}`"
+    kind = prop.get("type", "any")
+    kinds = kind if isinstance(kind, list) else [kind]
+    text = " or ".join(str(k) for k in kinds)
+    if "items" in prop:
+        text += f" of {_type_of(prop['items'])}"
+    bounds = [
+        f"{label} {prop[key]}"
+        for key, label in (
+            ("minimum", "≥"),
+            ("exclusiveMinimum", ">"),
+            ("minItems", "items ≥"),
+            ("minLength", "length ≥"),
+        )
+        if key in prop
+    ]
+    return text + (f" ({', '.join(bounds)})" if bounds else "")
+
+
+def schema_rows(node: dict[str, Any]) -> list[SchemaRow]:
+    """One row per property of a JSON Schema object node, with when it is required."""
+    required = set(node.get("required", []))
+    conditional: dict[str, list[str]] = {}
+    for rule in node.get("allOf", []):
+        when = rule.get("if", {}).get("properties", {}).get("type", {}).get("const")
+        for field in rule.get("then", {}).get("required", []):
+            if when:
+                conditional.setdefault(field, []).append(str(when))
+    rows = []
+    for name, prop in node.get("properties", {}).items():
+        need = "yes" if name in required else ("for " + ", ".join(conditional[name]) if name in conditional else "")
+        rows.append(SchemaRow(name, _type_of(prop), need, str(prop.get("description", ""))))
+    return rows
+
+
+def trace_pages(root: Path) -> tuple[dict[str, Any], list[Any]]:
+    """Context for the traces page, and a figure spec per example trace.
+
+    Every example in traces/ is validated; a broken one stops the build with its problems.
+    """
+    import json as _json
+
+    from masrl import _figures
+    from masrl._build import BuildError
+    from masrl.trace import _metrics, _model, _render, _schema, _validate
+
+    schema = _schema.trace_schema()
+    examples, specs = [], []
+    for path in sorted((root / TRACES_DIR).glob("*.json")):
+        shown = f"{TRACES_DIR}/{path.name}"
+        checked = _validate.validate_file(path, shown)
+        if not checked.ok or checked.trace is None or checked.graph is None:
+            listed = "\n".join(str(p) for p in checked.problems)
+            raise BuildError([], 0, f"the example trace {shown} does not validate:\n{listed}")
+        metrics = _metrics.compute(checked.trace, checked.graph)
+        spec = _figures.trace_spec(_json.loads(path.read_text("utf-8")), f"trace-{path.stem}", f"Trace: {path.stem}")
+        specs.append(spec)
+        examples.append(
+            {
+                "name": path.stem,
+                "file": shown,
+                "metrics": metrics,
+                "figure": spec,
+                "mermaid": _render.mermaid(checked.trace, checked.graph),
+            }
+        )
+    context = {
+        "trace_schema": schema,
+        "top_rows": schema_rows(schema),
+        "def_rows": {name: schema_rows(node) for name, node in schema.get("$defs", {}).items()},
+        "def_docs": {name: node.get("description", "") for name, node in schema.get("$defs", {}).items()},
+        "event_meanings": _model.EVENT_MEANINGS,
+        "edge_meanings": _model.EDGE_MEANINGS,
+        "metric_definitions": _metrics.METRIC_DEFINITIONS,
+        "examples": examples,
+    }
+    return context, specs

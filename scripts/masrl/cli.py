@@ -30,8 +30,9 @@ def cli(ctx: click.Context, root: Path | None) -> None:
 
 def _register() -> None:
     from masrl import add, audit, bench, build, check, claims, diff, export, fmt, links, schema, stats, validate
+    from masrl.trace import command as trace
 
-    for module in (validate, build, check, stats, claims, audit, diff, add, fmt, links, schema, export, bench):
+    for module in (validate, build, check, stats, claims, audit, diff, add, fmt, links, schema, export, trace, bench):
         cli.add_command(module.command)
 
 

@@ -1,0 +1,447 @@
+"""Orchestration metrics of a valid trace: the numbers that orchestration rewards are built from.
+
+Every metric is defined once, in :data:`METRIC_DEFINITIONS` (the site renders its metrics reference
+from it, and ``masrl trace metrics --help`` points there). The definitions in short:
+
+* counts: events, agents (tools not counted), tools, spawns, messages, tool calls, events by type;
+* fan-out and spawn depth, from spawn events;
+* ``critical_steps``, the number of events on the longest path through the event graph, and
+  ``parallel_speedup`` = events / critical_steps;
+* the time-weighted critical path (the critical path method over event durations), the busy
+  time and the makespan;
+* PARL-style critical steps per stage, after the Parallel-Agent RL of Kimi K2.5 (Kimi Team,
+  "Kimi K2.5: Visual Agentic Intelligence", arXiv:2602.02276): for each stage t,
+  ``S_main(t) + max_i S_sub,i(t)``, summed over stages;
+* tokens and costs, a per-agent breakdown, and rewards by channel and by credit unit.
+
+:func:`compute` takes a trace that passed validation, with the :class:`~._graph.Graph` the checks
+built, and returns one JSON-ready dict.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from itertools import compress, islice, repeat
+from operator import add, eq, is_not, le
+from typing import Any
+
+from msgspec import UNSET
+
+from masrl.trace import _model as m
+from masrl.trace._graph import Graph, lookup
+
+_PLACES = 6  # times and sums are rounded to microseconds / millionths, hiding float noise
+
+METRIC_DEFINITIONS: dict[str, str] = {
+    "events": "Number of events in the trace.",
+    "agents": (
+        "Number of distinct agents of the team: actors (values of `agent`) that are root or sub-agent in "
+        "per_agent, so neither tools nor people and monitors outside the team."
+    ),
+    "tools": "Number of distinct tool names in `tool_call` and `tool_result` events.",
+    "spawns": "Number of `spawn` events.",
+    "max_fan_out": "The largest number of distinct agents that one agent spawns over the whole run.",
+    "max_spawn_depth": (
+        "Levels of spawning: 0 when nobody is spawned, 1 when only root agents spawn, 2 when a spawned agent "
+        "spawns in turn, and so on (each agent counted at its first spawn)."
+    ),
+    "messages": "Number of `message` events.",
+    "tool_calls": "Number of `tool_call` events.",
+    "by_type": "Number of events of each type.",
+    "critical_steps": (
+        "Number of events on the longest path through the event graph (events as nodes, edges as arcs). An event "
+        "with no edges is a path of one, so a trace without edges has 1."
+    ),
+    "critical_path": "The ids of the events on one longest path, in order.",
+    "parallel_speedup": (
+        "events / critical_steps: events done per step of the longest dependency chain; 1 for a run in which "
+        "every event waits for the one before."
+    ),
+    "makespan_s": (
+        "Wall time of the run: the latest finish minus the earliest start, where an event finishes at `end`, "
+        "else at `t + duration`, else at `t`."
+    ),
+    "busy_s": "Sum of event durations (`end - t`, or `duration`; 0 for an event with neither).",
+    "timed_events": "Number of events with a duration (`end` or `duration` given).",
+    "critical_path_s": (
+        "The time-weighted critical path (critical path method): the largest sum of event durations along any "
+        "path of the event graph. It is how long the run would take if everything off that path ran in parallel "
+        "and nothing waited; 0 when no event has a duration."
+    ),
+    "time_speedup": "busy_s / critical_path_s, the time-weighted counterpart of parallel_speedup; null when critical_path_s is 0.",
+    "stages": (
+        "One entry per stage (events grouped by `stage`, in order of their first event; events without a stage "
+        "form a stage of their own, shown as null). For each: its events; main_steps, the events of root agents "
+        "(never spawned, acting from the start; the orchestrator); the longest sub-agent chain, the most events "
+        "any one spawned agent records in the stage, and that agent; and critical_steps = main_steps + the "
+        "longest chain. This follows the critical steps of Parallel-Agent RL in Kimi K2.5 (Kimi Team, "
+        "arXiv:2602.02276), which sum S_main(t) + max_i S_sub,i(t) over stages t; we count a step as one event "
+        "of that agent, and tool results, which belong to no agent's steps, are left out. Empty when no event "
+        "has a stage."
+    ),
+    "parl_critical_steps": "Sum of critical_steps over the stages; null when no event has a stage.",
+    "tokens": "Token counts summed over events: input, output, and total = input + output.",
+    "cost": (
+        "recorded: the run's own totals (`costs`) as written; events: the per-event `cost` values summed by name."
+    ),
+    "per_agent": (
+        "For each actor: its kind, events, first and last start time, busy_s (sum of its event durations), input "
+        "and output tokens, agents it spawned, and its per-event costs summed by name. Kinds: root (never spawned, "
+        "acting from the trace's start: the orchestrator), sub-agent (spawned), tool (never spawned, records tool "
+        "results), external (never spawned, records only human interventions or safety events: a person or a "
+        "monitor outside the team)."
+    ),
+    "rewards": (
+        "channels: the run's rewards by channel as recorded (`rewards`); attributed: the `attributions` summed by "
+        "channel, by credit unit (token ... team), and by unit and ref (which agent, event or role got how much)."
+    ),
+}
+
+ROOT, SUB_AGENT, TOOL, EXTERNAL = "root", "sub-agent", "tool", "external"
+
+
+def compute(trace: m.Trace, g: Graph) -> dict[str, Any]:
+    """Every metric of *trace* (which must have passed validation), keyed as in METRIC_DEFINITIONS."""
+    events, ts, agents = g.events, g.ts, g.agents
+    n = len(events)
+    durations = _durations(events, ts)
+    roles = _roles(g)
+    by_type = Counter({kind.kind: len(g.of_kind(kind)) for kind in m.EVENT_CLASSES if g.of_kind(kind)})
+    spawned: dict[str, set[str]] = defaultdict(set)
+    for i in g.of_kind(m.Spawn):
+        spawned[agents[i]].add(events[i].to)
+    steps, path, critical_s = _critical_paths(trace, g, durations)
+    finishes = max(map(add, ts, durations))
+    busy = math.fsum(durations)
+    stages = _stages(events, roles, agents)
+    tools = {e.tool for e in events} - {UNSET}
+    per_agent = _per_agent(g, durations, roles, spawned)
+    out: dict[str, Any] = {
+        "trace_id": trace.trace_id,
+        "events": n,
+        "agents": sum(1 for kind in roles.values() if kind in (ROOT, SUB_AGENT)),
+        "tools": len(tools),
+        "spawns": len(g.of_kind(m.Spawn)),
+        "max_fan_out": max((len(v) for v in spawned.values()), default=0),
+        "max_spawn_depth": _depth(g),
+        "messages": by_type.get("message", 0),
+        "tool_calls": by_type.get("tool_call", 0),
+        "by_type": {kind: by_type[kind] for kind in m.EVENT_TYPES if kind in by_type},
+        "critical_steps": steps,
+        "parallel_speedup": _round(n / steps),
+        "makespan_s": _seconds(finishes - min(ts)),
+        "busy_s": _seconds(busy),
+        "timed_events": n - sum(1 for e in events if e.duration is UNSET and e.end is UNSET),
+        "critical_path_s": _seconds(critical_s),
+        "time_speedup": _round(busy / critical_s) if critical_s > 0 else None,
+        "stages": stages,
+        "parl_critical_steps": sum(s["critical_steps"] for s in stages) if stages else None,
+        "tokens": _tokens(per_agent),
+        "cost": {"recorded": _given(trace.costs), "events": _event_costs(events, range(n))},
+        "per_agent": per_agent,
+        "rewards": _rewards(trace),
+        "critical_path": path,
+    }
+    return out
+
+
+def _given(value: dict[str, float] | Any) -> dict[str, float]:
+    """A mapping field of the trace, or {} when it is not given; whole numbers shown as such."""
+    return {} if value is UNSET else {k: _plain(v) for k, v in value.items()}
+
+
+def _plain(value: float) -> float:
+    """12000.0 as 12000: numbers decode as floats, but a count reads better whole."""
+    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2**53 else value
+
+
+def _round(value: float) -> float:
+    return round(value, _PLACES) if isinstance(value, float) else value
+
+
+def _seconds(value: float) -> float:
+    return round(float(value), _PLACES)
+
+
+def _durations(events: list[Any], ts: list[float]) -> list[float]:
+    """Each event's duration: ``duration``, else ``end - t``, else 0."""
+    return [
+        e.duration if e.duration is not UNSET else (e.end - t if e.end is not UNSET else 0)
+        for e, t in zip(events, ts, strict=True)
+    ]
+
+
+def _roles(g: Graph) -> dict[str, str]:
+    """Each actor's kind: root, sub-agent, tool or external (see METRIC_DEFINITIONS["per_agent"])."""
+    start = min(g.ts)
+    acting = g.acting
+    results = set(map(g.agents.__getitem__, g.of_kind(m.ToolResult)))
+    kinds = {}
+    for agent, i in g.first_act.items():
+        if agent in g.spawned_at:
+            kinds[agent] = SUB_AGENT
+        elif agent in acting and g.ts[i] == start:
+            kinds[agent] = ROOT
+        else:  # never spawned and (the trace being valid) records only results, interventions, safety events
+            kinds[agent] = TOOL if agent in results else EXTERNAL
+    return kinds
+
+
+def _depth(g: Graph) -> int:
+    depth: dict[str, int] = {}
+    spawns = sorted(g.of_kind(m.Spawn), key=lambda i: (g.ts[i], i))
+    for i in spawns:
+        child = g.events[i].to
+        if child not in depth:
+            depth[child] = depth.get(g.agents[i], 0) + 1
+    return max(depth.values(), default=0)
+
+
+def _critical_paths(trace: m.Trace, g: Graph, durations: list[float]) -> tuple[int, list[str], float]:
+    """Longest path by events (with one such path) and by summed durations.
+
+    Both are dynamic programmes over a topological order. Time order is one, except between events
+    of equal ``t`` joined by an edge; those events are ordered by their depth among equal-time
+    edges, which the validator has shown to be acyclic.
+    """
+    n = len(g.events)
+    edges = trace.edges
+    src = lookup(g.index, [e.src for e in edges])
+    dst = lookup(g.index, [e.dst for e in edges])
+    ts = g.ts
+    level = {} if g.forward else _equal_time_levels(src, dst, ts)
+    if g.in_order and not level:
+        dst_rank = dst  # the position of an event is its rank
+    else:
+        order = sorted(range(n), key=lambda i: (ts[i], level.get(i, 0)))
+        rank = [0] * n
+        for r, i in enumerate(order):
+            rank[i] = r
+        dst_rank = list(map(rank.__getitem__, dst))
+    # Relaxing edges in the rank order of their targets visits all of an event's incoming edges
+    # before any of its outgoing ones. Logs written as the run goes list edges that way already.
+    if not all(map(le, dst_rank, islice(dst_rank, 1, None))):
+        by_target = sorted(range(len(src)), key=dst_rank.__getitem__)
+        src, dst = [src[j] for j in by_target], [dst[j] for j in by_target]
+    steps = [1] * n
+    best = [-1] * n
+    finish = list(durations)  # earliest finish of each event under unlimited parallelism
+    for s, d in zip(src, dst, strict=True):
+        reach = steps[s] + 1
+        if reach > steps[d]:
+            steps[d] = reach
+            best[d] = s
+        done = finish[s] + durations[d]
+        if done > finish[d]:
+            finish[d] = done
+    top = max(steps)
+    last = steps.index(top)
+    path = []
+    while last != -1:
+        path.append(g.ids[last])
+        last = best[last]
+    path.reverse()
+    return top, path, max(finish)
+
+
+def _equal_time_levels(src: Sequence[int], dst: Sequence[int], ts: list[float]) -> dict[int, int]:
+    """For events joined by equal-time edges, their depth along those edges (others: absent)."""
+    pairs = [
+        (s, d)
+        for s, d, flag in zip(src, dst, map(eq, map(ts.__getitem__, src), map(ts.__getitem__, dst)), strict=True)
+        if flag
+    ]
+    if not pairs:
+        return {}
+    succ: dict[int, list[int]] = defaultdict(list)
+    indegree: Counter[int] = Counter()
+    for s, d in pairs:
+        succ[s].append(d)
+        indegree[d] += 1
+    level = {v: 0 for v in {*succ, *indegree}}
+    ready = [v for v in level if indegree[v] == 0]
+    while ready:
+        v = ready.pop()
+        for w in succ[v]:
+            level[w] = max(level[w], level[v] + 1)
+            indegree[w] -= 1
+            if indegree[w] == 0:
+                ready.append(w)
+    return level
+
+
+def _stages(events: list[Any], roles: dict[str, str], agents: list[str]) -> list[dict[str, Any]]:
+    stage_of = [e.stage for e in events]
+    if stage_of.count(UNSET) == len(stage_of):
+        return []
+    counts: dict[Any, dict[str, int]] = {}  # stage (None: none given) -> agent -> events; in order of first event
+    for (stage, agent), count in Counter(zip(stage_of, agents, strict=True)).items():
+        counts.setdefault(None if stage is UNSET else stage, {})[agent] = count
+    out = []
+    for stage, per_agent in counts.items():
+        main = sum(c for a, c in per_agent.items() if roles.get(a) == ROOT)
+        subs = sorted((-c, a) for a, c in per_agent.items() if roles.get(a) == SUB_AGENT)
+        longest, who = (-subs[0][0], subs[0][1]) if subs else (0, None)
+        out.append(
+            {
+                "stage": stage,
+                "events": sum(per_agent.values()),
+                "main_steps": main,
+                "longest_sub_agent_steps": longest,
+                "longest_sub_agent": who,
+                "critical_steps": main + longest,
+            }
+        )
+    return out
+
+
+def _tokens(per_agent: dict[str, dict[str, Any]]) -> dict[str, int]:
+    inputs = sum(row["tokens_in"] for row in per_agent.values())
+    outputs = sum(row["tokens_out"] for row in per_agent.values())
+    return {"input": inputs, "output": outputs, "total": inputs + outputs}
+
+
+def _event_costs(events: list[Any], positions: range | list[int]) -> dict[str, float]:
+    totals: dict[str, list[float]] = defaultdict(list)
+    for i in positions:
+        cost = events[i].cost
+        if cost is not UNSET:
+            for name, value in cost.items():
+                totals[name].append(value)
+    return {name: _round(math.fsum(values)) for name, values in sorted(totals.items())}
+
+
+def _per_agent(
+    g: Graph, durations: list[float], roles: dict[str, str], spawned: dict[str, set[str]]
+) -> dict[str, dict[str, Any]]:
+    events, agents, ts = g.events, g.agents, g.ts
+    count = Counter(agents)
+    if g.in_order:  # the last pair written for each agent is its latest
+        last = dict(zip(agents, ts, strict=True))
+    else:
+        last = {}
+        for agent, t in zip(agents, ts, strict=True):
+            if t > last.get(agent, -math.inf):
+                last[agent] = t
+    busy: dict[str, float] = dict.fromkeys(count, 0.0)
+    for agent, d in zip(agents, durations, strict=True):
+        busy[agent] += d
+    tokens_in: Counter[str] = Counter()
+    tokens_out: Counter[str] = Counter()
+    costs: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for e in compress(events, map(is_not, [e.tokens for e in events], repeat(UNSET))):
+        tokens_in[e.agent] += 0 if e.tokens.input is UNSET else e.tokens.input
+        tokens_out[e.agent] += 0 if e.tokens.output is UNSET else e.tokens.output
+    for e in compress(events, map(is_not, [e.cost for e in events], repeat(UNSET))):
+        for name, value in e.cost.items():
+            costs[e.agent][name] += value
+    return {
+        agent: {
+            "kind": roles.get(agent, TOOL),
+            "events": count[agent],
+            "first_t": _plain(ts[g.first_act[agent]]),
+            "last_t": _plain(last[agent]),
+            "busy_s": _seconds(busy[agent]),
+            "tokens_in": int(tokens_in[agent]),
+            "tokens_out": int(tokens_out[agent]),
+            "spawned": len(spawned.get(agent, ())),
+            "cost": {name: _round(v) for name, v in sorted(costs[agent].items())},
+        }
+        for agent in sorted(count)
+    }
+
+
+def _rewards(trace: m.Trace) -> dict[str, Any]:
+    by_channel: dict[str, list[float]] = defaultdict(list)
+    by_unit: dict[str, list[float]] = defaultdict(list)
+    by_ref: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for a in [] if trace.attributions is UNSET else trace.attributions:
+        by_channel[a.channel].append(a.value)
+        by_unit[a.unit].append(a.value)
+        by_ref[a.unit]["" if a.ref is UNSET else a.ref].append(a.value)
+    return {
+        "channels": _given(trace.rewards),
+        "attributed": {
+            "by_channel": {k: _round(math.fsum(v)) for k, v in sorted(by_channel.items())},
+            "by_unit": {u: _round(math.fsum(by_unit[u])) for u in m.CREDIT_UNITS if u in by_unit},
+            "by_unit_ref": {
+                u: {ref: _round(math.fsum(v)) for ref, v in sorted(by_ref[u].items())}
+                for u in m.CREDIT_UNITS
+                if u in by_ref
+            },
+        },
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Text report
+
+_AGENT_ROWS = 30  # agents listed in the text report; --json lists all
+_PATH_SHOWN = 8  # events of the critical path spelled out
+
+
+def _n(value: float | None) -> str:
+    """A number for the text report: thousands separated, at most three decimals."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, int):
+        return f"{value:,}"
+    text = f"{value:,.3f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def _pairs(values: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {_n(v)}" for k, v in values.items()) or "none"
+
+
+def to_text(r: dict[str, Any]) -> str:
+    """The metrics of :func:`compute` as a readable report."""
+    path = r["critical_path"]
+    shown = path if len(path) <= _PATH_SHOWN else [*path[:5], f"... ({len(path) - 7} more)", *path[-2:]]
+    tools = r["tools"]
+    lines = [
+        f"trace {r['trace_id']}",
+        f"events            {_n(r['events'])} ({_pairs(r['by_type'])})",
+        f"agents            {_n(r['agents'])}, and {_n(tools)} tool{'s' if tools != 1 else ''}",
+        f"spawns            {_n(r['spawns'])}; max fan-out {_n(r['max_fan_out'])}, spawn depth {_n(r['max_spawn_depth'])}",
+        f"messages          {_n(r['messages'])}; tool calls {_n(r['tool_calls'])}",
+        f"critical steps    {_n(r['critical_steps'])}; parallel speed-up {r['parallel_speedup']:.2f}",
+        f"critical path     {' -> '.join(shown)}",
+        f"makespan          {_n(r['makespan_s'])} s; busy {_n(r['busy_s'])} s over {_n(r['timed_events'])} timed events",
+        f"critical path (time-weighted) {_n(r['critical_path_s'])} s; time speed-up "
+        + ("n/a" if r["time_speedup"] is None else f"{r['time_speedup']:.2f}"),
+        f"tokens            input {_n(r['tokens']['input'])}, output {_n(r['tokens']['output'])}, "
+        f"total {_n(r['tokens']['total'])}",
+        f"costs recorded    {_pairs(r['cost']['recorded'])}",
+        f"costs of events   {_pairs(r['cost']['events'])}",
+        f"rewards           {_pairs(r['rewards']['channels'])}",
+    ]
+    attributed = r["rewards"]["attributed"]
+    if attributed["by_unit"]:
+        lines.append(f"  attributed by unit     {_pairs(attributed['by_unit'])}")
+        lines.append(f"  attributed by channel  {_pairs(attributed['by_channel'])}")
+    if r["stages"]:
+        lines += ["", "stage               events  main steps  longest sub-agent chain          critical steps"]
+        for s in r["stages"]:
+            name = "(no stage)" if s["stage"] is None else s["stage"]
+            chain = f"{_n(s['longest_sub_agent_steps'])} ({s['longest_sub_agent'] or '-'})"
+            lines.append(
+                f"{name:18} {_n(s['events']):>7} {_n(s['main_steps']):>11}  {chain:31} {_n(s['critical_steps']):>14}"
+            )
+        lines.append(f"PARL critical steps, summed over stages: {_n(r['parl_critical_steps'])}")
+    rows = sorted(r["per_agent"].items(), key=lambda kv: (-kv[1]["events"], kv[0]))
+    lines += [
+        "",
+        f"{'agent':24} {'kind':9} {'events':>8} {'first t':>10} {'last t':>10} {'busy s':>11} {'tokens in':>12} "
+        f"{'tokens out':>11} {'spawned':>8}",
+    ]
+    for agent, a in rows[:_AGENT_ROWS]:
+        lines.append(
+            f"{agent[:24]:24} {a['kind']:9} {_n(a['events']):>8} {_n(a['first_t']):>10} {_n(a['last_t']):>10} "
+            f"{_n(a['busy_s']):>11} {_n(a['tokens_in']):>12} {_n(a['tokens_out']):>11} {_n(a['spawned']):>8}"
+        )
+    if len(rows) > _AGENT_ROWS:
+        lines.append(f"... {len(rows) - _AGENT_ROWS} more agents; --json lists them all")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,273 @@
+"""``masrl trace``: check, measure, draw, import and generate orchestration traces.
+
+Each subcommand parses its options, calls one function of the trace package and prints the result;
+bad input becomes problems on standard output, a count on standard error and exit code 1. Only
+click is imported here: the trace modules (and msgspec, jsonschema) load when a subcommand runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from masrl._cli_common import MasrlError, ReportedFailure
+
+if TYPE_CHECKING:
+    from masrl.trace._validate import Checked
+
+_FILES = click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+_FILE = click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+
+
+@click.group(name="trace")
+def command() -> None:
+    """Check, measure, draw and import orchestration traces (schemas/trace.schema.json).
+
+    A trace is one run of a team of agents: timed events (decisions, spawns, messages, tool calls
+    and results, returns, aggregation, human and safety events), typed edges between them, and
+    the run's rewards and costs. Example traces live in traces/.
+    """
+
+
+def _report(checked: list[Checked]) -> None:
+    """Print every problem of *checked* and the count; exit 1 if there is any."""
+    from masrl.trace._problems import summary
+
+    problems = [p for c in checked for p in c.problems]
+    for problem in problems:
+        click.echo(str(problem))
+    click.echo(summary(problems, len(checked)), err=True)
+    if problems:
+        raise ReportedFailure()
+
+
+def _checked(file: Path) -> Checked:
+    """The validated trace in *file*, or print its problems and exit 1."""
+    from masrl.trace._validate import validate_file
+
+    checked = validate_file(file)
+    if not checked.ok:
+        _report([checked])
+    return checked
+
+
+@command.command(name="validate")
+@_FILES
+def validate(files: tuple[Path, ...]) -> None:
+    """Check trace files against the schema and the rules of the event graph.
+
+    Checks full conformance with schemas/trace.schema.json, then the graph: unique event ids,
+    edges whose ends exist, no cycle, no edge back in time, agents acting only after they are
+    spawned (roots acting from the start and tools answering a call excepted), returns going to
+    an agent that spawned or delegated to the returner, finite numbers. A folder stands for the
+    .json files under it. Prints each problem as `file: /json/pointer: message`, then a count;
+    exits 1 on any problem.
+
+    Example:
+
+    \b
+        masrl trace validate traces/
+        masrl trace validate run-0042.json run-0043.json
+    """
+    from masrl.trace._validate import trace_files, validate_file
+
+    paths = list(trace_files(files))
+    if not paths:
+        raise MasrlError(f"no .json files in {', '.join(map(str, files))}")
+    _report([validate_file(path) for path in paths])
+
+
+@command.command(name="metrics")
+@_FILE
+@click.option("--json", "as_json", is_flag=True, help="Print every metric as one JSON object.")
+def metrics(file: Path, as_json: bool) -> None:
+    """Compute the orchestration metrics of a trace (validating it first).
+
+    Counts (events, agents, tools, spawns, messages, tool calls), maximum fan-out and spawn depth;
+    critical_steps, the number of events on the longest path through the event graph, and
+    parallel_speedup = events / critical_steps; the time-weighted critical path (largest sum of
+    event durations along a path), busy time and makespan; PARL-style critical steps per stage
+    (main agent's steps plus the longest sub-agent chain, after Kimi K2.5's Parallel-Agent RL);
+    tokens, costs, a per-agent breakdown, and rewards by channel and credit unit. The exact
+    definitions, with sources, are in masrl.trace._metrics.METRIC_DEFINITIONS. A trace that does
+    not validate gets its problems printed and exit code 1.
+
+    Example:
+
+    \b
+        masrl trace metrics traces/swarm.json
+        masrl trace metrics --json traces/debate.json > debate-metrics.json
+    """
+    import json
+
+    from masrl.trace._metrics import compute, to_text
+
+    checked = _checked(file)
+    assert checked.trace is not None
+    assert checked.graph is not None
+    result = compute(checked.trace, checked.graph)
+    click.echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else to_text(result), nl=as_json)
+
+
+@command.command(name="render")
+@_FILE
+@click.option(
+    "--max-events",
+    type=click.IntRange(min=1),
+    default=300,
+    show_default=True,
+    help="Refuse traces with more events than this (a larger diagram is unreadable).",
+)
+def render(file: Path, max_events: int) -> None:
+    """Print a trace as a Mermaid flowchart (validating it first).
+
+    Events are nodes grouped by agent, shaped by type; edges carry their type. Paste the output
+    into a ```mermaid block of any Markdown page. Every label is escaped, so no id or name in the
+    trace can break the diagram.
+
+    Example:
+
+    \b
+        masrl trace render traces/reference-example.json > example.mmd
+    """
+    from masrl.trace._render import TooLarge, mermaid
+
+    checked = _checked(file)
+    assert checked.trace is not None
+    assert checked.graph is not None
+    try:
+        click.echo(mermaid(checked.trace, checked.graph, max_events=max_events), nl=False)
+    except TooLarge as exc:
+        raise MasrlError(f"{file}: {exc}; raise --max-events to draw it anyway") from None
+
+
+@command.command(name="schema")
+@click.option("--stdout", "to_stdout", is_flag=True, help="Print the schema instead of writing it.")
+@click.pass_context
+def schema(ctx: click.Context, to_stdout: bool) -> None:
+    """Write schemas/trace.schema.json (JSON Schema 2020-12) from the trace model.
+
+    The schema is generated from the typed structs in masrl.trace._model, which the validator
+    decodes into; never edit the file by hand. It is written under the corpus root, only when
+    it changed.
+
+    Example:
+
+    \b
+        masrl trace schema
+        masrl trace schema --stdout | less
+    """
+    from masrl._cli_common import root_of
+    from masrl._writer import write_all
+    from masrl.trace._schema import SCHEMA_PATH, schema_text
+
+    text = schema_text()
+    if to_stdout:
+        click.echo(text, nl=False)
+        return
+    written = write_all(root_of(ctx), {SCHEMA_PATH: text})
+    click.echo(f"wrote {SCHEMA_PATH}" if written else f"{SCHEMA_PATH} is up to date", err=not written)
+
+
+@command.command(name="generate")
+@click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--agents", type=click.IntRange(min=1), default=100, show_default=True, help="Sub-agents in the swarm.")
+@click.option(
+    "--rounds", type=click.IntRange(min=0), default=1500, show_default=True, help="Tool rounds per sub-agent."
+)
+@click.option("--stages", type=click.IntRange(min=1), default=1, show_default=True, help="Orchestration stages.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed; the same seed gives the same file.")
+def generate(output: Path, agents: int, rounds: int, stages: int, seed: int) -> None:
+    """Write a synthetic swarm trace, for benchmarks and tests.
+
+    An orchestrator spawns --agents sub-agents per run (split over --stages); each runs --rounds
+    rounds of tool_call and tool_result, then returns; the orchestrator aggregates. Events carry
+    durations, stages and token counts. 100 agents x 1,500 rounds give 300,202 events. The file
+    always passes `masrl trace validate`.
+
+    Example:
+
+    \b
+        masrl trace generate --agents 100 --rounds 1500 big-swarm.json
+    """
+    from masrl._writer import write_if_changed
+    from masrl.trace._generate import encode, swarm
+
+    write_if_changed(output, encode(swarm(agents, rounds, stages=stages, seed=seed)))
+    click.echo(f"wrote {output}", err=True)
+
+
+@command.group(name="import")
+def import_group() -> None:
+    """Convert traces from other formats into orchestration traces."""
+
+
+@import_group.command(name="otel")
+@_FILE
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write here, not to standard output."
+)
+@click.option("--trace-id", help="The OpenTelemetry trace to import when the file holds several.")
+def import_otel(file: Path, output: Path | None, trace_id: str | None) -> None:
+    """Import an OTLP/JSON export of OpenTelemetry GenAI spans as an orchestration trace.
+
+    Maps gen_ai.operation.name invoke_agent (spawn or delegation, then return), create_agent
+    (spawn), execute_tool (tool_call and tool_result) and chat / text_completion /
+    generate_content (a message to the model), with gen_ai.agent.name, gen_ai.tool.name and
+    gen_ai.usage.input_tokens / output_tokens; parent and child spans become edges and parent
+    links; timestamps become seconds from the first span. Spans that cannot be mapped are listed
+    on standard error and in the output's metadata.unmapped_spans. The result is validated
+    before it is written; if it does not validate, nothing is written and the command exits 1.
+
+    Example:
+
+    \b
+        masrl trace import otel spans.json -o traces/run-0042.json
+    """
+    import json
+
+    import msgspec
+
+    from masrl.trace._otel import OtelError, convert, read_spans
+    from masrl.trace._validate import validate_trace
+
+    raw = file.read_bytes()
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise MasrlError(f"{file}: not an OTLP/JSON export: {exc}") from None
+    try:
+        spans, broken, resource = read_spans(data)
+        system = resource.get("service.name")
+        imported = convert(spans, trace_id=trace_id, system=system if isinstance(system, str) and system else None)
+    except OtelError as exc:
+        raise MasrlError(f"{file}: {exc.where or '(file)'}: {exc.message}") from None
+    except RecursionError:
+        raise MasrlError(f"{file}: spans nest too deeply to import (hundreds of levels of parent spans)") from None
+    unmapped = broken + imported.unmapped
+    if broken:
+        metadata = imported.trace.metadata
+        assert isinstance(metadata, dict)
+        metadata["unmapped_spans"] = [u.as_json() for u in unmapped]
+    for u in unmapped:
+        click.echo(f"{file}: {u.where}: span {u.name or u.span_id!r} not mapped: {u.reason}", err=True)
+    checked = validate_trace(imported.trace, str(output or "<imported trace>"))
+    if not checked.ok:
+        click.echo("The imported trace does not validate; nothing was written.", err=True)
+        _report([checked])
+    text = msgspec.json.format(msgspec.json.encode(imported.trace), indent=2).decode("utf-8") + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        from masrl._writer import write_if_changed
+
+        write_if_changed(output, text)
+    click.echo(
+        f"imported {imported.spans} spans as {len(imported.trace.events)} events and "
+        f"{len(imported.trace.edges)} edges; {len(unmapped)} not mapped"
+        + (f"; {imported.adjusted} moved inside their parent span" if imported.adjusted else "")
+        + (f"; wrote {output}" if output else ""),
+        err=True,
+    )
