@@ -84,7 +84,10 @@ def test_strict_turns_warnings_into_failure(corpus: Corpus, run_cli: Any) -> Non
 
 def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
     out = []
-    for name, command in sorted(group.commands.items()):
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, name
         out.append((f"{prefix}{name}", command))
         if isinstance(command, click.Group):
             out.extend(_commands(command, f"{prefix}{name} "))

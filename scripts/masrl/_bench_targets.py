@@ -1,4 +1,9 @@
-"""The list of benchmark targets and the budgets each must meet (see ``masrl bench``)."""
+"""The list of benchmark targets and the budgets each must meet (see ``masrl bench``).
+
+Inputs (a generated corpus, a generated trace, a big papers page) are prepared in child processes:
+a process's peak memory on Linux starts from its parent's size at fork, so the bench process itself
+must stay small for the children's peak figures to mean anything.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +13,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from masrl._synth import write_synthetic_corpus
 from masrl.bench import Target, masrl_argv
+
+
+def _in_child(code: str) -> None:
+    """Run Python *code* in a child process (see the module docstring for why)."""
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def _copy_corpus(root: Path, into: Path) -> None:
@@ -51,9 +60,18 @@ def _trace_file(path: Path) -> Callable[[], None]:
 
     def make() -> None:
         if not path.exists():
-            from masrl.trace._generate import encode, swarm
-
-            path.write_bytes(encode(swarm(TRACE_AGENTS, TRACE_ROUNDS, seed=TRACE_SEED)))
+            argv = masrl_argv(
+                "trace",
+                "generate",
+                "--agents",
+                str(TRACE_AGENTS),
+                "--rounds",
+                str(TRACE_ROUNDS),
+                "--seed",
+                str(TRACE_SEED),
+                str(path),
+            )
+            subprocess.run(argv, check=True, capture_output=True)
 
     return make
 
@@ -84,7 +102,11 @@ def trace_targets(work: Path) -> list[Target]:
 def all_targets(root: Path, work: Path, size: int) -> list[Target]:
     synthetic = work / f"synthetic-{size}"
     if not (synthetic / "taxonomy.yaml").exists():
-        write_synthetic_corpus(root, synthetic, papers=size, exclusions=max(size // 10, 1))
+        _in_child(
+            "from pathlib import Path; from masrl._synth import write_synthetic_corpus; "
+            f"write_synthetic_corpus(Path({str(root)!r}), Path({str(synthetic)!r}), papers={size}, "
+            f"exclusions={max(size // 10, 1)})"
+        )
     real = work / "corpus"
     _copy_corpus(root, real)
     return [
@@ -202,7 +224,11 @@ def site_targets(root: Path, work: Path, size: int) -> list[Target]:
     if chromium_executable() is not None:
         if not (out / "papers" / "index.html").exists():
             subprocess.run(targets[0].argv, cwd=real, check=True, capture_output=True)
-        big = _papers_page(real, out, size, work)
+        big = work / "site-big"
+        _in_child(
+            "from pathlib import Path; from masrl._bench_targets import _papers_page; "
+            f"_papers_page(Path({str(real)!r}), Path({str(out)!r}), {size}, Path({str(work)!r}))"
+        )
         targets.append(
             Target(f"site: filter {size:,} rows in Chromium", [], real, budget_s=0.1, probe=_filter_probe(big))
         )

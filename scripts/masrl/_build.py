@@ -107,8 +107,9 @@ def render_outputs(root: Path, analysis: Analysis) -> dict[str, str | bytes]:
     outputs[f"{data}/papers.csv"] = _export.papers_csv(corpus)
     outputs[f"{data}/excluded.csv"] = _export.exclusions_csv(corpus)
     outputs[f"{data}/corpus.json"] = _export.corpus_json(corpus)
-    outputs[f"{data}/papers.bib"] = _export.papers_bib(corpus)
-    outputs.update(_site.render_site(analysis, specs, traces))
+    bib = _export.papers_bib(corpus)
+    outputs[f"{data}/papers.bib"] = bib
+    outputs.update(_site.render_site(analysis, specs, traces, _export.bib_blocks(bib)))
     current = read(README)
     if current is None:
         raise BuildError([], 0, f"{README} not found in {root}")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 # Bump when the drawing code changes, so every figure is redrawn once.
-DRAWING_VERSION = 5
+DRAWING_VERSION = 6
 FIGURE_DIR = "site/docs/figures"
 MANIFEST = f"{FIGURE_DIR}/manifest.json"
 
@@ -387,39 +387,60 @@ def _swimlanes(data: dict[str, Any]) -> Any:
     where = {e["id"]: (e["t"], len(lanes) - 1 - lanes.index(e["agent"])) for e in events}
     for i, _ in enumerate(lanes):
         ax.axhline(len(lanes) - 1 - i, color="#eeeeee", lw=6, zorder=0)
-    for src, dst, kind in edges:
-        if src in where and dst in where:
-            ax.annotate(
-                "",
-                where[dst],
-                where[src],
+    # Edges in two batches (one artist each): hand-offs between agents dark, dependencies light.
+    # Each arrow stops short of its target so the head is not hidden under the marker.
+    span_x = (max(x for x, _ in where.values()) - min(x for x, _ in where.values())) or 1.0
+    span_y = max(len(lanes), 1)
+
+    def shortened(p: tuple[float, float], q: tuple[float, float]) -> tuple[float, float]:
+        dx, dy = q[0] - p[0], q[1] - p[1]
+        length = ((dx / span_x) ** 2 + (dy / span_y / 2) ** 2) ** 0.5 or 1.0
+        keep = max(0.0, 1 - 0.022 / length)
+        return dx * keep, dy * keep
+
+    for light in (False, True):
+        batch = [
+            (where[a], where[b])
+            for a, b, kind in edges
+            if a in where and b in where and (kind in ("causal", "tool_dependency")) == light
+        ]
+        if batch:
+            xs, ys = [p[0] for p, _ in batch], [p[1] for p, _ in batch]
+            vectors = [shortened(p, q) for p, q in batch]
+            us, vs = [u for u, _ in vectors], [w for _, w in vectors]
+            ax.quiver(
+                xs,
+                ys,
+                us,
+                vs,
+                angles="xy",
+                scale_units="xy",
+                scale=1,
+                width=0.0025,
+                headwidth=5,
+                headlength=6,
+                color="#cfcfcf" if light else MUTED,
                 zorder=1,
-                arrowprops={
-                    "arrowstyle": "-|>",
-                    "color": MUTED,
-                    "lw": 0.8,
-                    "shrinkA": 6,
-                    "shrinkB": 6,
-                    "linestyle": "--" if kind in ("causal", "tool_dependency") else "-",
-                },
             )
-    seen: set[str] = set()
-    for e in events:
-        x, y = where[e["id"]]
-        colour = TRACE_EVENT_COLOURS.get(e["type"], MUTED)
-        ax.scatter(
-            [x],
-            [y],
-            s=70,
-            color=colour,
-            zorder=2,
-            edgecolors="white",
-            linewidths=0.8,
-            label=e["type"].replace("_", " ") if e["type"] not in seen else None,
-        )
-        seen.add(e["type"])
-        if len(events) <= TRACE_LABELS_MAX:  # past this, ids overlap and say nothing
-            ax.annotate(e["id"], (x, y), xytext=(0, 7), textcoords="offset points", ha="center", fontsize=7, color=INK)
+    # Events in one batch per type, so the legend lists each type once.
+    for kind, colour in TRACE_EVENT_COLOURS.items():
+        points = [where[e["id"]] for e in events if e["type"] == kind]
+        if points:
+            ax.scatter(
+                [p[0] for p in points],
+                [p[1] for p in points],
+                s=70,
+                color=colour,
+                zorder=2,
+                edgecolors="white",
+                linewidths=0.8,
+                label=kind.replace("_", " "),
+            )
+    if len(events) <= TRACE_LABELS_MAX:  # past this, ids overlap and say nothing
+        for e in events:
+            ax.annotate(
+                e["id"], where[e["id"]], xytext=(0, 7), textcoords="offset points", ha="center", fontsize=7, color=INK
+            )
     ax.set_yticks(range(len(lanes)), list(reversed(lanes)))
     ax.set_xlabel("time t")
     ax.set_ylim(-0.7, len(lanes) - 0.3)

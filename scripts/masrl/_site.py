@@ -93,10 +93,13 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def render_site(analysis: Any, specs: list[Any], traces: dict[str, Any] | None = None) -> dict[str, str]:
+def render_site(
+    analysis: Any, specs: list[Any], traces: dict[str, Any] | None = None, bib: dict[str, str] | None = None
+) -> dict[str, str]:
     """Every generated page, keyed by path relative to the repository root.
 
     *traces* is the context of the traces page (:func:`trace_pages`); without it the page is left out.
+    *bib* maps keys to their BibTeX entries (from the corpus export, so entries are written once).
     """
     corpus = analysis.corpus
     tax = corpus.taxonomy
@@ -145,19 +148,27 @@ def render_site(analysis: Any, specs: list[Any], traces: dict[str, Any] | None =
         per_page=PAPERS_PER_PAGE,
         server_rows=corpus.papers[:SERVER_ROWS_MAX],
     )
+    by_family: dict[str, list[Paper]] = {}
+    by_unit: dict[str, list[Paper]] = {}
+    for q in corpus.papers:
+        by_family.setdefault(family[q.key], []).append(q)
+        by_unit.setdefault(q.credit_unit, []).append(q)
     for p in corpus.papers:
-        related_family = [q for q in corpus.papers if q.key != p.key and family[q.key] == family[p.key]]
-        related_unit = [q for q in corpus.papers if q.key != p.key and q.credit_unit == p.credit_unit]
+        # First RELATED_MAX others in key order; grouping first keeps this linear in the corpus size.
+        same_family = by_family[family[p.key]]
+        same_unit = by_unit[p.credit_unit]
+        related_family = [q for q in same_family[: RELATED_MAX + 1] if q.key != p.key][:RELATED_MAX]
+        related_unit = [q for q in same_unit[: RELATED_MAX + 1] if q.key != p.key][:RELATED_MAX]
         page(
             f"papers/{p.key}.md",
             "paper.md.j2",
             p=p,
-            bib=bibtex(p),
+            bib=bib[p.key] if bib and p.key in bib else bibtex(p),
             audit=audits.get(p.key),
-            related_family=[] if family[p.key] == v.NA else related_family[:RELATED_MAX],
-            related_unit=[] if p.credit_unit == v.NA else related_unit[:RELATED_MAX],
-            more_family=max(0, len(related_family) - RELATED_MAX),
-            more_unit=max(0, len(related_unit) - RELATED_MAX),
+            related_family=[] if family[p.key] == v.NA else related_family,
+            related_unit=[] if p.credit_unit == v.NA else related_unit,
+            more_family=max(0, len(same_family) - 1 - len(related_family)),
+            more_unit=max(0, len(same_unit) - 1 - len(related_unit)),
             tags=_tags(p, family, labels),
         )
     page("taxonomy/index.md", "taxonomy-index.md.j2")

@@ -1,7 +1,12 @@
-"""The ``masrl`` command group. Each subcommand lives in a module of its own."""
+"""The ``masrl`` command group. Each subcommand lives in a module of its own.
+
+Subcommands are imported only when they run (or when help lists them), so ``masrl validate``
+does not pay for the libraries that ``masrl build`` or ``masrl trace`` need.
+"""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import click
@@ -9,8 +14,40 @@ import click
 from masrl import __version__
 from masrl._records import find_root
 
+# Command name -> module whose `command` attribute implements it.
+COMMANDS = {
+    "validate": "masrl.validate",
+    "build": "masrl.build",
+    "check": "masrl.check",
+    "stats": "masrl.stats",
+    "claims": "masrl.claims",
+    "audit": "masrl.audit",
+    "diff": "masrl.diff",
+    "add": "masrl.add",
+    "fmt": "masrl.fmt",
+    "links": "masrl.links",
+    "schema": "masrl.schema",
+    "export": "masrl.export",
+    "trace": "masrl.trace.command",
+    "bench": "masrl.bench",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    """A group that imports a subcommand's module on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMANDS.get(cmd_name)
+        if module is None:
+            return None
+        command: click.Command = importlib.import_module(module).command
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="masrl")
 @click.option(
     "--root",
@@ -26,17 +63,6 @@ def cli(ctx: click.Context, root: Path | None) -> None:
     the vocabulary. Start with `masrl validate`, regenerate everything with `masrl build`.
     """
     ctx.obj = {"root": root.resolve() if root else find_root()}
-
-
-def _register() -> None:
-    from masrl import add, audit, bench, build, check, claims, diff, export, fmt, links, schema, stats, validate
-    from masrl.trace import command as trace
-
-    for module in (validate, build, check, stats, claims, audit, diff, add, fmt, links, schema, export, trace, bench):
-        cli.add_command(module.command)
-
-
-_register()
 
 
 def main() -> None:
