@@ -8,6 +8,7 @@ Timings are wall-clock on a shared machine, so compare medians, not single runs.
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -105,9 +106,14 @@ def format_report(results: list[Result], runs: int, facts: list[tuple[str, str]]
             f"{t.name:44} {r.median:9.3f} {min(r.seconds):7.3f} {max(r.seconds):7.3f} {r.peak_mib:9.1f}  "
             f"{'; '.join(budget)}{failed}"
         )
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     lines.append(
         f"\n{runs} runs each; wall-clock medians of whole processes on {os.cpu_count()} CPUs "
         "(in-page targets are timed inside Chromium)."
+    )
+    lines.append(
+        "Peak memory is each child's high-water mark, which on Linux starts from the size of the process "
+        f"that spawned it; this bench process peaked at {own:.1f} MiB."
     )
     for name, value in facts or []:
         lines.append(f"{name}: {value}")
