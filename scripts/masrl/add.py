@@ -39,6 +39,7 @@ def command(ctx: click.Context, bib: Path | None, arxiv_ids: tuple[str, ...], dr
 
     Example:
 
+    \b
         masrl add --bib new-paper.bib
         pbpaste | masrl add --bib -
         masrl add --arxiv 2410.08115

@@ -22,6 +22,7 @@ def command(ctx: click.Context, as_json: bool) -> None:
 
     Example:
 
+    \b
         masrl audit
         masrl audit --json
     """

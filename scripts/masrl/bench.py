@@ -135,6 +135,7 @@ def command(ctx: click.Context, runs: int, size: int, only: tuple[str, ...], kee
 
     Example:
 
+    \b
         masrl bench --runs 5
         masrl bench --only validate --size 10000
     """

@@ -56,6 +56,7 @@ def command(ctx: click.Context, draft: bool) -> None:
 
     Example:
 
+    \b
         masrl build
         masrl build --draft
     """

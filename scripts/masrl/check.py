@@ -50,6 +50,7 @@ def command(ctx: click.Context) -> None:
 
     Example:
 
+    \b
         masrl check
     """
     root = root_of(ctx)

@@ -32,6 +32,7 @@ def command(ctx: click.Context, quiet: bool) -> None:
 
     Example:
 
+    \b
         masrl claims
     """
     outcomes = analysis_or_fail(root_of(ctx)).outcomes

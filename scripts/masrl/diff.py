@@ -70,6 +70,7 @@ def command(ctx: click.Context, rev: str, output: Path | None) -> None:
 
     Example:
 
+    \b
         masrl diff origin/main
         masrl diff HEAD~3 -o "$GITHUB_STEP_SUMMARY"
     """

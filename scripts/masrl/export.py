@@ -45,6 +45,7 @@ def export_csv(ctx: click.Context, exclusions: bool, output: Path | None) -> Non
 
     Example:
 
+    \b
         masrl export csv -o papers.csv
         masrl export csv --exclusions > excluded.csv
     """
@@ -60,6 +61,7 @@ def export_json(ctx: click.Context, output: Path | None) -> None:
 
     Example:
 
+    \b
         masrl export json -o corpus.json
     """
     _emit(corpus_json(load_or_fail(root_of(ctx)).corpus), output)
@@ -76,6 +78,7 @@ def export_bib(ctx: click.Context, output: Path | None) -> None:
 
     Example:
 
+    \b
         masrl export bib -o corpus.bib
     """
     _emit(papers_bib(load_or_fail(root_of(ctx)).corpus), output)

@@ -27,6 +27,7 @@ def command(ctx: click.Context, paths: tuple[Path, ...], check: bool) -> None:
 
     Example:
 
+    \b
         masrl fmt
         masrl fmt --check
         masrl fmt papers/c3.yaml

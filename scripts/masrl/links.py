@@ -35,6 +35,7 @@ def command(
 
     Example:
 
+    \b
         masrl links
         masrl links --only arxiv.org --per-host 1 --interval 3
     """

@@ -42,6 +42,7 @@ def command(ctx: click.Context) -> None:
 
     Example:
 
+    \b
         masrl schema
     """
     root: Path = root_of(ctx)

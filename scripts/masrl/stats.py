@@ -23,6 +23,7 @@ def command(ctx: click.Context, as_json: bool) -> None:
 
     Example:
 
+    \b
         masrl stats
         masrl stats --json | jq '.counts.credit_unit'
     """

@@ -46,6 +46,7 @@ def command(ctx: click.Context, paths: tuple[Path, ...], quiet: bool, strict: bo
 
     Example:
 
+    \b
         masrl validate
         masrl validate papers/c3.yaml
     """
