@@ -73,6 +73,18 @@ verdict: agree
 """
 
 
+def value_paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path to a value inside nested dicts and lists (keys and indexes), for mutation tests."""
+    out = [prefix] if prefix else []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            out.extend(value_paths(value, (*prefix, key)))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            out.extend(value_paths(value, (*prefix, i)))
+    return out
+
+
 def replace_line(text: str, field: str, new: str | None) -> str:
     """Swap the line that sets top-level *field* for *new* (None deletes it)."""
     out = []

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO
+from conftest import REPO, value_paths
 from masrl._records import record_files
 from masrl._schema import KINDS, check_record, json_schema, next_year
 from masrl._vocab import load_taxonomy
@@ -71,23 +71,12 @@ def _vocab_words(kind: str) -> list[str]:
     return words
 
 
-def _paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix] if prefix else []
-    if isinstance(data, dict):
-        for key, value in data.items():
-            out.extend(_paths(value, (*prefix, key)))
-    elif isinstance(data, list):
-        for i, value in enumerate(data):
-            out.extend(_paths(value, (*prefix, i)))
-    return out
-
-
 @st.composite
 def mutated(draw: st.DrawFn) -> tuple[str, Any]:
     kind = draw(st.sampled_from(sorted(KINDS)))
     data = copy.deepcopy(draw(st.sampled_from(SEEDS[kind])))
     for _ in range(draw(st.integers(1, 3))):
-        paths = _paths(data)
+        paths = value_paths(data)
         action = draw(st.sampled_from(["set", "delete", "add", "word", "text"]))
         if action == "add" or not paths:
             target = data

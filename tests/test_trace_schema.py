@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO
+from conftest import REPO, value_paths
 from masrl._vocab import load_taxonomy
 from masrl.trace import _model as m
 from masrl.trace._read import decode_fast, schema_problems
@@ -115,17 +115,6 @@ field_names = st.sampled_from(
 )  # fmt: skip
 
 
-def _paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix] if prefix else []
-    if isinstance(data, dict):
-        for key, value in data.items():
-            out.extend(_paths(value, (*prefix, key)))
-    elif isinstance(data, list):
-        for i, value in enumerate(data):
-            out.extend(_paths(value, (*prefix, i)))
-    return out
-
-
 def _at(data: Any, path: tuple[Any, ...]) -> Any:
     for step in path:
         data = data[step]
@@ -137,7 +126,7 @@ def mutated_traces(draw: st.DrawFn) -> Any:
     """A valid trace with one to three random edits: set, delete or add anywhere."""
     data = copy.deepcopy(draw(valid_traces()))
     for _ in range(draw(st.integers(1, 3))):
-        paths = _paths(data)
+        paths = value_paths(data)
         action = draw(st.sampled_from(["set", "edge", "delete", "add"]))
         if action == "add" or not paths:
             holders = [p for p in paths if isinstance(_at(data, p), dict)]
