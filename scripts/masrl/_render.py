@@ -15,6 +15,7 @@ as ``A | B <script>`` cannot break a table or inject HTML.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -45,7 +46,13 @@ class RenderError(Exception):
 
 def md(text: Any) -> str:
     """*text* as literal Markdown inline content: punctuation escaped, HTML neutralised."""
-    out = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _md(str(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _md(text: str) -> str:
+    # Cached: every page repeats the vocabulary's labels and definitions.
+    out = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     out = _MD_SPECIAL.sub(r"\\\1", out)
     return " ".join(out.split())
 

@@ -136,8 +136,11 @@ def render_site(
         def link(target: str) -> str:
             return rel + target
 
+        def paper_link(q: Paper) -> str:
+            return f"[{md(q.title)}]({rel}papers/{q.key}.md)"
+
         out[f"{DOCS}/{path}"] = env.get_template(f"site/{template}").render(
-            {**common, **context, "link": link, "paths": paths, "root": rel}
+            {**common, **context, "link": link, "paper_link": paper_link, "paths": paths, "root": rel}
         )
 
     page("index.md", "index.md.j2", citation=_citation(corpus.root))
