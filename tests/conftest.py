@@ -182,9 +182,11 @@ def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of this repository's corpus and generated files, as cwd."""
     root = tmp_path / "repo"
     root.mkdir()
-    for name in ("taxonomy.yaml", "claims.yaml", "README.md"):
+    from masrl._build import INPUT_DIRS, INPUT_FILES
+
+    for name in INPUT_FILES:
         shutil.copy(REPO / name, root / name)
-    for folder in ("papers", "exclusions", "audits", "schemas", "site"):
+    for folder in INPUT_DIRS:
         shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("build", "__pycache__"))
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)

@@ -26,9 +26,12 @@ def _copy_corpus(root: Path, into: Path) -> None:
     if into.exists():
         shutil.rmtree(into)
     into.mkdir(parents=True)
-    for name in ("taxonomy.yaml", "claims.yaml", "README.md"):
-        shutil.copy(root / name, into / name)
-    for folder in ("papers", "exclusions", "audits", "schemas", "site"):
+    from masrl._build import INPUT_DIRS, INPUT_FILES
+
+    for name in INPUT_FILES:
+        if (root / name).is_file():
+            shutil.copy(root / name, into / name)
+    for folder in INPUT_DIRS:
         if (root / folder).is_dir():
             shutil.copytree(root / folder, into / folder, ignore=shutil.ignore_patterns("build"))
 
