@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+# CI runs the property tests with fixed seeds, so a run can be reproduced exactly; locally they
+# explore new examples every time.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI") or os.environ.get("MASRL_REQUIRE_BROWSER") == "1":
+    settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
