@@ -372,26 +372,21 @@ TRACE_EVENT_COLOURS = {
 TRACE_LABELS_MAX = 20  # events in a swimlane diagram that get their id written beside them
 
 
-def trace_spec(trace: dict[str, Any], name: str, title: str) -> FigureSpec:
-    """A swimlane diagram of *trace*: one lane per agent, events placed by time, edges as arrows."""
+def trace_spec(trace: Any, name: str, title: str) -> FigureSpec:
+    """A swimlane diagram of a validated *trace* (its decoded structs): one lane per agent, events
+    placed by time, edges as arrows."""
     events: list[dict[str, Any]] = [
-        {
-            "id": str(e.get("id")),
-            "t": float(e.get("t", 0)),
-            "agent": str(e.get("agent", "?")),
-            "type": str(e.get("type")),
-        }
-        for e in trace.get("events", [])
+        {"id": str(e.id), "t": float(e.t), "agent": str(e.agent), "type": str(e.kind)} for e in trace.events
     ]
     lanes: list[str] = []
     for e in sorted(events, key=lambda e: float(e["t"])):
         if e["agent"] not in lanes:
             lanes.append(str(e["agent"]))
-    edges = [[str(x.get("src")), str(x.get("dst")), str(x.get("type", ""))] for x in trace.get("edges", [])]
+    edges = [[str(x.src), str(x.dst), str(x.type)] for x in trace.edges]
     return FigureSpec(
         name,
         title,
-        f"Swimlane diagram of the trace {trace.get('trace_id', '')}: one lane per agent, "
+        f"Swimlane diagram of the trace {trace.trace_id}: one lane per agent, "
         "events in time order, typed edges as arrows.",
         {"title": title, "lanes": lanes, "events": events, "edges": edges},
         _swimlanes,

@@ -108,7 +108,7 @@ class Paper:
             strict_credit=data.get("strict_credit", False),
             subdecisions=None
             if subs is None
-            else dict({o: SubDecision(s["code"], s["basis"], s["evidence"]) for o, s in subs.items()}),
+            else {o: SubDecision(s["code"], s["basis"], s["evidence"]) for o, s in subs.items()},
             summary=data["summary"],
             notes=data.get("notes"),
             exceptions=dict(data.get("exceptions", {})),

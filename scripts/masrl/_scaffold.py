@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from masrl import _vocab as v
-from masrl._checks import identifiers
+from masrl._checks import record_ids
 from masrl._format import scalar, schema_line
 from masrl._records import Corpus
 from masrl._schema import ARXIV_PATTERN, DOI_PATTERN, KEY_PATTERN, PAPER, SUMMARY_MAX
@@ -191,18 +191,15 @@ def refusals(candidate: Candidate, corpus: Corpus, others: Iterable[Candidate] =
     """Why *candidate* must not be added: it is already retained, excluded, or twice in the input."""
     owners: dict[str, str] = {}
     for p in corpus.papers:
-        for ident in _ids(p.arxiv, p.doi, p.urls):
+        for ident in _ids("paper", arxiv=p.arxiv, doi=p.doi, url=p.url, more_urls=list(p.more_urls)):
             owners.setdefault(ident, f"paper '{p.key}' (papers/{p.key}.yaml)")
     for e in corpus.exclusions:
-        scheme, _, rest = e.identifier.partition(":")
-        arxiv = rest.strip() if scheme.lower() == "arxiv" else None
-        doi = rest.strip() if scheme.lower() == "doi" else None
-        for ident in _ids(arxiv, doi, (e.url,)):
+        for ident in _ids("exclusion", identifier=e.identifier, url=e.url):
             owners.setdefault(ident, f"exclusion {e.id} (exclusions/{e.id}.yaml), screened out on {e.date_screened}")
     for other in others:
-        for ident in _ids(other.arxiv, other.doi, (other.url,) if other.url else ()):
+        for ident in _ids("paper", arxiv=other.arxiv, doi=other.doi, url=other.url):
             owners.setdefault(ident, f"{other.source} of the same input")
-    for ident in _ids(candidate.arxiv, candidate.doi, (candidate.url,) if candidate.url else ()):
+    for ident in _ids("paper", arxiv=candidate.arxiv, doi=candidate.doi, url=candidate.url):
         if ident in owners:
             yield f"{ident} already belongs to {owners[ident]}"
             return
@@ -217,14 +214,10 @@ def refusals(candidate: Candidate, corpus: Corpus, others: Iterable[Candidate] =
             return
 
 
-def _ids(arxiv: str | None, doi: str | None, urls: Iterable[str]) -> Iterator[str]:
-    if arxiv:
-        yield f"arXiv {re.sub(r'v[0-9]+$', '', arxiv)}"
-    if doi:
-        yield f"DOI {doi.lower()}"
-    for url in urls:
-        if url.startswith(("http://", "https://")):
-            yield from identifiers(url)
+def _ids(kind: str, **fields: Any) -> Iterator[str]:
+    """The identities the validator compares (arXiv id, DOI, normalised URLs) of a record of *kind*."""
+    for ident, _ in record_ids(kind, fields):
+        yield ident
 
 
 def scaffold(candidate: Candidate, key: str, taxonomy: Taxonomy) -> str:

@@ -20,7 +20,6 @@ import jinja2
 from markupsafe import escape
 
 from masrl import _vocab as v
-from masrl._export import bib_entry
 from masrl._records import Paper
 from masrl._render import md, md_url, template_environment
 
@@ -75,14 +74,6 @@ def script_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def bibtex(paper: Paper) -> str:
-    from bibtexparser import Library, write_string  # type: ignore[attr-defined]
-
-    library = Library()
-    library.add(bib_entry(paper))
-    return str(write_string(library)).strip()
-
-
 def _slug(value: str) -> str:
     return value.lower().replace("_", "-")
 
@@ -93,9 +84,7 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def render_site(
-    analysis: Any, specs: list[Any], traces: dict[str, Any] | None = None, bib: dict[str, str] | None = None
-) -> dict[str, str]:
+def render_site(analysis: Any, specs: list[Any], traces: dict[str, Any] | None, bib: dict[str, str]) -> dict[str, str]:
     """Every generated page, keyed by path relative to the repository root.
 
     *traces* is the context of the traces page (:func:`trace_pages`); without it the page is left out.
@@ -166,7 +155,7 @@ def render_site(
             f"papers/{p.key}.md",
             "paper.md.j2",
             p=p,
-            bib=bib[p.key] if bib and p.key in bib else bibtex(p),
+            bib=bib[p.key],
             audit=audits.get(p.key),
             related_family=[] if family[p.key] == v.NA else related_family,
             related_unit=[] if p.credit_unit == v.NA else related_unit,
@@ -359,8 +348,6 @@ def trace_pages(root: Path) -> tuple[dict[str, Any], list[Any]]:
 
     Every example in traces/ is validated; a broken one stops the build with its problems.
     """
-    import json as _json
-
     from masrl import _figures
     from masrl._build import BuildError
     from masrl.trace import _metrics, _model, _render, _schema, _validate
@@ -374,7 +361,7 @@ def trace_pages(root: Path) -> tuple[dict[str, Any], list[Any]]:
             listed = "\n".join(str(p) for p in checked.problems)
             raise BuildError([], 0, f"the example trace {shown} does not validate:\n{listed}")
         metrics = _metrics.compute(checked.trace, checked.graph)
-        spec = _figures.trace_spec(_json.loads(path.read_text("utf-8")), f"trace-{path.stem}", f"Trace: {path.stem}")
+        spec = _figures.trace_spec(checked.trace, f"trace-{path.stem}", f"Trace: {path.stem}")
         specs.append(spec)
         examples.append(
             {
