@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -35,13 +37,20 @@ def report(problems: list[Problem], files: int, *, quiet: bool = False) -> None:
     click.echo(summary_line(problems, files), err=True)
 
 
-def load_or_fail(root: Path, *, show_warnings: bool = False) -> Loaded:
-    """Load the corpus at *root*; on any error print the problems and exit 1."""
+@contextmanager
+def taxonomy_failures() -> Iterator[None]:
+    """Inside the block, a broken taxonomy.yaml is reported like records are, then exit 1."""
     try:
-        loaded = load_corpus(root)
+        yield
     except TaxonomyError as exc:
         report(exc.problems, 1)
         raise ReportedFailure() from None
+
+
+def load_or_fail(root: Path, *, show_warnings: bool = False) -> Loaded:
+    """Load the corpus at *root*; on any error print the problems and exit 1."""
+    with taxonomy_failures():
+        loaded = load_corpus(root)
     if not loaded.ok:
         report(loaded.problems, loaded.files, quiet=True)
         click.echo("Nothing was written; fix the errors above (masrl validate lists them all).", err=True)

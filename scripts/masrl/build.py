@@ -9,8 +9,7 @@ from pathlib import Path
 import click
 
 from masrl._build import Analysis, BuildError, analyse, render_outputs, stale_files
-from masrl._cli_common import MasrlError, ReportedFailure, report, root_of
-from masrl._vocab import TaxonomyError
+from masrl._cli_common import MasrlError, ReportedFailure, report, root_of, taxonomy_failures
 from masrl._writer import write_all
 
 
@@ -31,10 +30,8 @@ def generate(root: Path) -> dict[str, str | bytes]:
 @contextmanager
 def _failing() -> Iterator[None]:
     try:
-        yield
-    except TaxonomyError as exc:
-        report(exc.problems, 1)
-        raise ReportedFailure() from None
+        with taxonomy_failures():
+            yield
     except BuildError as exc:
         if exc.message:
             raise MasrlError(exc.message) from None

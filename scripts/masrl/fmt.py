@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from masrl._cli_common import ReportedFailure, root_of
+from masrl._cli_common import ReportedFailure, root_of, taxonomy_failures
 from masrl._records import display_path, kind_of, record_files
-from masrl._vocab import TaxonomyError, load_taxonomy
+from masrl._vocab import load_taxonomy
 from masrl._writer import write_if_changed
 
 
@@ -36,12 +36,8 @@ def command(ctx: click.Context, paths: tuple[Path, ...], check: bool) -> None:
     from masrl._yaml import YamlError, read_text
 
     root = root_of(ctx)
-    try:
+    with taxonomy_failures():
         taxonomy = load_taxonomy(root)
-    except TaxonomyError as exc:
-        for problem in exc.problems:
-            click.echo(str(problem))
-        raise ReportedFailure() from None
     if paths:
         files = []
         for path in paths:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from masrl._cli_common import ReportedFailure, report, root_of
+from masrl._cli_common import root_of, taxonomy_failures
 from masrl._schema import KINDS, json_schema
-from masrl._vocab import Taxonomy, TaxonomyError, load_taxonomy
+from masrl._vocab import Taxonomy, load_taxonomy
 from masrl._writer import write_all
 
 SCHEMA_DIR = "schemas"
@@ -46,10 +46,7 @@ def command(ctx: click.Context) -> None:
         masrl schema
     """
     root: Path = root_of(ctx)
-    try:
+    with taxonomy_failures():
         taxonomy = load_taxonomy(root)
-    except TaxonomyError as exc:
-        report(exc.problems, 1)
-        raise ReportedFailure() from None
     for rel in write_all(root, render_schemas(taxonomy)):
         click.echo(f"wrote {rel}")

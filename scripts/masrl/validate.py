@@ -6,10 +6,9 @@ from pathlib import Path
 
 import click
 
-from masrl._cli_common import ReportedFailure, report, root_of
+from masrl._cli_common import ReportedFailure, report, root_of, taxonomy_failures
 from masrl._problems import Problem, has_errors
 from masrl._records import kind_of, load_corpus
-from masrl._vocab import TaxonomyError
 
 
 def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], int]:
@@ -51,11 +50,8 @@ def command(ctx: click.Context, paths: tuple[Path, ...], quiet: bool, strict: bo
         masrl validate papers/c3.yaml
     """
     root = root_of(ctx)
-    try:
+    with taxonomy_failures():
         problems, files = validate_paths(root, paths)
-    except TaxonomyError as exc:
-        report(exc.problems, 1)
-        raise ReportedFailure() from None
     report(problems, files, quiet=quiet)
     if has_errors(problems) or (strict and problems):
         raise ReportedFailure()
