@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from masrl._records import Corpus, Exclusion, Paper
+from masrl._records import Corpus, Exclusion, IfRetained, Paper
 
 PAPER_COLUMNS = (
     "key",
@@ -145,6 +145,17 @@ def paper_dict(p: Paper) -> dict[str, Any]:
     return out
 
 
+def _retained_dict(r: IfRetained) -> dict[str, Any]:
+    return {
+        **r.tags,
+        "strict_credit": r.strict_credit,
+        "subdecisions": None
+        if r.subdecisions is None
+        else {o: {"code": s.code, "basis": s.basis, "evidence": s.evidence} for o, s in r.subdecisions.items()},
+        "basis": r.basis,
+    }
+
+
 def corpus_json(corpus: Corpus) -> str:
     """Every record as one JSON document."""
     tax = corpus.taxonomy
@@ -162,6 +173,7 @@ def corpus_json(corpus: Corpus) -> str:
                 "stage": e.stage,
                 "reasons": list(e.reasons),
                 "note": e.note,
+                **({} if e.if_retained is None else {"if_retained": _retained_dict(e.if_retained)}),
             }
             for e in corpus.exclusions
         ],

@@ -130,6 +130,28 @@ class Paper:
 
 
 @dataclass(frozen=True)
+class IfRetained:
+    """The tags a near-miss exclusion would carry had it been retained (see ``if_retained``)."""
+
+    tags: Mapping[str, str]  # category, rl, reward_type, credit_unit, topology, scenario
+    strict_credit: bool
+    subdecisions: Mapping[str, SubDecision] | None  # None: not coded; {}: coded, none applies
+    basis: str
+
+    @classmethod
+    def from_yaml(cls, data: Mapping[str, Any]) -> IfRetained:
+        subs = data.get("subdecisions")
+        return cls(
+            tags={k: data[k] for k in data if k not in ("strict_credit", "subdecisions", "basis")},
+            strict_credit=data.get("strict_credit", False),
+            subdecisions=None
+            if subs is None
+            else {o: SubDecision(s["code"], s["basis"], s["evidence"]) for o, s in subs.items()},
+            basis=data["basis"],
+        )
+
+
+@dataclass(frozen=True)
 class Exclusion:
     id: str
     source: str
@@ -142,9 +164,11 @@ class Exclusion:
     reasons: tuple[str, ...]
     note: str
     path: str = ""
+    if_retained: IfRetained | None = None  # set on near misses only
 
     @classmethod
     def from_yaml(cls, data: Mapping[str, Any], path: str = "") -> Exclusion:
+        retained = data.get("if_retained")
         return cls(
             id=data["id"],
             source=data["source"],
@@ -157,6 +181,7 @@ class Exclusion:
             reasons=tuple(data["reasons"]),
             note=data["note"],
             path=path,
+            if_retained=None if retained is None else IfRetained.from_yaml(retained),
         )
 
 

@@ -182,6 +182,30 @@ PAPER: tuple[Spec, ...] = (
     Spec("exceptions", "keyed", "Conventions this entry knowingly breaks, each with its reason.", vocab="convention"),
 )
 
+# The tags a near-miss exclusion would carry had it been retained: the paper's own specs for the
+# fields below (so the two cannot drift), plus a short basis for the reading.
+RETAINED_FIELDS = (
+    v.CATEGORY,
+    v.RL,
+    v.REWARD_TYPE,
+    v.CREDIT_UNIT,
+    v.TOPOLOGY,
+    v.SCENARIO,
+    "strict_credit",
+    "subdecisions",
+)
+IF_RETAINED: tuple[Spec, ...] = (
+    *(s for name in RETAINED_FIELDS for s in PAPER if s.name == name),
+    Spec(
+        "basis",
+        "text",
+        f"Why the entry would carry these tags, in our own words (at most {NOTE_MAX} characters).",
+        required=True,
+        max_length=NOTE_MAX,
+        single_line=False,
+    ),
+)
+
 EXCLUSION: tuple[Spec, ...] = (
     Spec(
         "id",
@@ -206,6 +230,12 @@ EXCLUSION: tuple[Spec, ...] = (
         required=True,
         max_length=SUMMARY_MAX,
         sentence=True,
+    ),
+    Spec(
+        "if_retained",
+        "mapping",
+        "For a near miss: the tags the entry would carry if it were retained (read by the near_misses view of claims.yaml).",
+        children=IF_RETAINED,
     ),
 )
 
