@@ -64,7 +64,10 @@ CLAIM = "claims:\n  - id: x\n    statement: A claim.\n    query: {query}\n    ex
     ("text", "message"),
     [
         ("claims: 3\n", "claims.yaml:1:1: claims: claims must be a list of {id, statement, query, expected}"),
-        ("claim: []\n", "claims.yaml:1:1: claim: unknown field; claims.yaml holds one field, claims: a list of claims"),
+        (
+            "claim: []\n",
+            "claims.yaml:1:1: claim: unknown field; claims.yaml holds claims (a list of claims) and views (a list of readings)",
+        ),
         (
             CLAIM.format(query="{count: paper}", expected=1),
             "claims.yaml:4:13: claims.0.query.count: count must be one of 'papers', 'exclusions' or 'audits', not 'paper'",

@@ -4,7 +4,7 @@ Steps, in order:
 
 1. load and validate the corpus (:func:`masrl._records.load_corpus`); any error stops the build;
 2. read and check ``claims.yaml``;
-3. compute the statistics and evaluate the claims;
+3. compute the statistics, evaluate each claim on its population and under every view;
 4. render every output: README blocks, JSON Schemas, figures, data exports, site pages.
 
 :func:`render_outputs` returns ``{relative path: content}``; ``masrl build`` writes what changed and
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from masrl._claims import Outcome, evaluate, load_claims
+from masrl._claims import Outcome, StressRow, evaluate_claims, load_ledger, stress
 from masrl._problems import Problem
 from masrl._records import Corpus, Loaded, load_corpus
 
@@ -50,6 +50,8 @@ class Analysis:
     stats: dict[str, Any]
     outcomes: list[Outcome]
     frame: Any = field(repr=False, default=None)
+    views: tuple[Any, ...] = ()
+    stress: list[StressRow] = field(default_factory=list)
 
     @property
     def corpus(self) -> Corpus:
@@ -67,14 +69,15 @@ def analyse(root: Path, *, strict: bool = True) -> Analysis:
     loaded = load_corpus(root)
     if strict and not loaded.ok:
         raise BuildError([p for p in loaded.problems if p.is_error], loaded.files)
-    claims, problems = load_claims(root, loaded.corpus.taxonomy)
+    ledger, problems = load_ledger(root, loaded.corpus.taxonomy)
     if problems:
         raise BuildError(problems, 1)
     stats = _stats.compute(loaded.corpus)
     frame = _stats.papers_frame(loaded.corpus)
-    outcomes = evaluate(claims, loaded.corpus, frame, stats)
+    outcomes = evaluate_claims(ledger.claims, loaded.corpus, frame, stats)
     stats["claims"] = [o.as_json() for o in outcomes]
-    return Analysis(loaded, stats, outcomes, frame)
+    table = stress(outcomes, ledger.views, loaded.corpus, frame, stats)
+    return Analysis(loaded, stats, outcomes, frame, ledger.views, table)
 
 
 def _reader(root: Path) -> Callable[[str], bytes | None]:

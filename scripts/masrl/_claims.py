@@ -14,7 +14,12 @@ and the value it ``expected``. A query is one of:
     the single most frequent value of a paper tag, leaving out *ignore*; a tie is reported as
     every tied value joined by ``" = "``.
 
-:func:`load_claims` checks the file and reports problems with positions like every record;
+Each claim is about a ``population``: ``snapshot`` (the default: the survey's records only, so a
+contributed paper never moves it) or ``living`` (every record). The file may also name ``views``,
+alternative readings of the records (:mod:`masrl._views`); :func:`stress` evaluates every claim
+under every view.
+
+:func:`load_ledger` checks the file and reports problems with positions like every record;
 :func:`evaluate` returns, per claim, the actual value, whether it holds, and the rows behind it.
 """
 
@@ -25,9 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from masrl import _views
 from masrl import _vocab as v
 from masrl._problems import Problem, did_you_mean, one_of
 from masrl._records import Corpus
+from masrl._views import View
 from masrl._vocab import Taxonomy
 from masrl._yaml import Document, YamlError, load_path
 
@@ -41,6 +48,9 @@ _EXCLUSION_FIELDS = {"stage": v.SCREENING_STAGE, "reason": v.EXCLUSION_REASON}
 _ABSENT = "absent"  # O1..O5 value meaning the entry does not address the sub-decision
 
 
+CLAIM_FIELDS = ("id", "statement", "population", "query", "expected")
+
+
 @dataclass(frozen=True)
 class Claim:
     id: str
@@ -48,6 +58,15 @@ class Claim:
     query: dict[str, Any]
     expected: Any
     line: int
+    population: str = _views.SNAPSHOT
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """claims.yaml, read: the claims and the views they are stressed under."""
+
+    claims: list[Claim]
+    views: tuple[View, ...] = _views.DEFAULT_VIEWS
 
 
 @dataclass(frozen=True)
@@ -63,6 +82,7 @@ class Outcome:
         return {
             "id": self.claim.id,
             "statement": self.claim.statement,
+            "population": self.claim.population,
             "query": self.claim.query,
             "expected": self.claim.expected,
             "actual": self.actual,
@@ -82,21 +102,37 @@ def _paper_fields(taxonomy: Taxonomy) -> dict[str, tuple[str, ...] | None]:
 
 def load_claims(root: Path, taxonomy: Taxonomy) -> tuple[list[Claim], list[Problem]]:
     """Read and check claims.yaml under *root*; a missing file means no claims."""
+    ledger, problems = load_ledger(root, taxonomy)
+    return ledger.claims, problems
+
+
+def load_ledger(root: Path, taxonomy: Taxonomy) -> tuple[Ledger, list[Problem]]:
+    """Read and check claims.yaml under *root*: its claims and views (the defaults if it names none)."""
     path = root / CLAIMS_FILE
     if not path.is_file():
-        return [], []
+        return Ledger([]), []
     try:
         doc = load_path(path)
     except YamlError as exc:
-        return [], [Problem(CLAIMS_FILE, exc.line, exc.column, "", exc.message)]
+        return Ledger([]), [Problem(CLAIMS_FILE, exc.line, exc.column, "", exc.message)]
     problems = list(_check(doc, taxonomy))
     if problems:
-        return [], problems
+        return Ledger([]), problems
     claims = [
-        Claim(c["id"], c["statement"], c["query"], c["expected"], doc.mark(("claims", i)).line)
+        Claim(
+            c["id"],
+            c["statement"],
+            c["query"],
+            c["expected"],
+            doc.mark(("claims", i)).line,
+            c.get("population", _views.SNAPSHOT),
+        )
         for i, c in enumerate(doc.data["claims"])
     ]
-    return claims, []
+    if "views" not in doc.data:
+        return Ledger(claims), []
+    views = _views.build_views(doc.data["views"], lambda i: doc.mark(("views", i)).line)
+    return Ledger(claims, views), []
 
 
 def _check(doc: Document, taxonomy: Taxonomy) -> Iterator[Problem]:
@@ -104,9 +140,14 @@ def _check(doc: Document, taxonomy: Taxonomy) -> Iterator[Problem]:
         mark = doc.mark(path)
         return Problem(CLAIMS_FILE, mark.line, mark.column, ".".join(map(str, path)), message)
 
-    extra = set(doc.data) - {"claims"}
+    extra = set(doc.data) - {"claims", "views"}
     if extra:
-        yield at((sorted(extra)[0],), "unknown field; claims.yaml holds one field, claims: a list of claims")
+        yield at(
+            (sorted(extra)[0],),
+            "unknown field; claims.yaml holds claims (a list of claims) and views (a list of readings)",
+        )
+    if "views" in doc.data:
+        yield from _views.check_views(doc.data["views"], at)
     claims = doc.data.get("claims")
     if not isinstance(claims, list):
         yield at(("claims",), "claims must be a list of {id, statement, query, expected}")
@@ -118,8 +159,13 @@ def _check(doc: Document, taxonomy: Taxonomy) -> Iterator[Problem]:
             yield at(where, "each claim must be a mapping with id, statement, query and expected")
             continue
         for key in claim:
-            if key not in ("id", "statement", "query", "expected"):
-                yield at((*where, key), f"unknown field{did_you_mean(key, ['id', 'statement', 'query', 'expected'])}")
+            if key not in CLAIM_FIELDS:
+                yield at((*where, key), f"unknown field{did_you_mean(key, CLAIM_FIELDS)}")
+        if "population" in claim and claim["population"] not in _views.POPULATIONS:
+            yield at(
+                (*where, "population"),
+                f"population must be {one_of(_views.POPULATIONS)}, not {claim['population']!r}",
+            )
         cid = claim.get("id")
         if not isinstance(cid, str) or not cid:
             yield at((*where, "id"), "id must be a short name such as 'o5-learned'")
@@ -271,3 +317,223 @@ def _run(query: dict[str, Any], corpus: Corpus, frame: pd.DataFrame, stats: dict
     top = max(tally.values(), default=0)
     winners = [k for k, n in tally.items() if n == top]
     return " = ".join(winners), list(frame.loc[frame[field].isin(winners), "key"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Populations and views
+
+
+def _reading(corpus: Corpus) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The frame and the counts a claim query needs, for one set of records."""
+    from masrl import _stats
+
+    frame = _stats.papers_frame(corpus)
+    tallies = {name: _stats.counts(frame, name) for name in _stats.PAPER_COUNTS}
+    flow = _stats.screening(corpus)
+    tallies[v.SCREENING_STAGE] = flow["by_stage"]
+    tallies[v.EXCLUSION_REASON] = flow["by_reason"]
+    return frame, {"counts": tallies}
+
+
+class _Readings:
+    """Frames and counts per distinct set of records, each computed once.
+
+    Views that change nothing return the very corpus they were given, so on a corpus of survey
+    records only the snapshot and the living corpus share one reading.
+    """
+
+    def __init__(self, corpus: Corpus, frame: pd.DataFrame, stats: dict[str, Any]) -> None:
+        self._seen: dict[int, tuple[Corpus, pd.DataFrame, dict[str, Any]]] = {id(corpus): (corpus, frame, stats)}
+
+    def of(self, corpus: Corpus) -> tuple[pd.DataFrame, dict[str, Any]]:
+        if id(corpus) not in self._seen:
+            self._seen[id(corpus)] = (corpus, *_reading(corpus))
+        _, frame, stats = self._seen[id(corpus)]
+        return frame, stats
+
+
+def evaluate_claims(claims: list[Claim], corpus: Corpus, frame: pd.DataFrame, stats: dict[str, Any]) -> list[Outcome]:
+    """Evaluate every claim on its own population of *corpus* (*frame* and *stats* describe all of it)."""
+    readings = _Readings(corpus, frame, stats)
+    outcomes = []
+    for claim in claims:
+        records = _views.population(corpus, claim.population)
+        outcomes.extend(evaluate([claim], records, *readings.of(records)))
+    return outcomes
+
+
+@dataclass(frozen=True)
+class Move:
+    """A row that reads differently under a view than in the claim's own population."""
+
+    key: str
+    before: str | None  # None: not among the rows; "" : among them (for plain lists of rows)
+    after: str | None
+
+    def text(self) -> str:
+        if self.before in (None, "") and self.after in (None, ""):
+            return ("+" if self.before is None else "−") + self.key
+        return f"{self.key}: {self.before or '—'} → {self.after or '—'}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"key": self.key, "before": self.before, "after": self.after}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One claim under one view."""
+
+    view: View
+    actual: Any
+    holds: bool
+    rows: Any
+    moves: tuple[Move, ...]
+
+
+@dataclass(frozen=True)
+class StressRow:
+    """A claim on its own population, and under every view."""
+
+    outcome: Outcome
+    cells: tuple[Cell, ...]
+
+    @property
+    def claim(self) -> Claim:
+        return self.outcome.claim
+
+    @property
+    def turns(self) -> tuple[str, ...]:
+        """Views under which the claim's verdict differs from its own population's."""
+        return tuple(c.view.id for c in self.cells if c.holds != self.outcome.holds)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.claim.id,
+            "statement": self.claim.statement,
+            "population": self.claim.population,
+            "expected": self.claim.expected,
+            "holds": self.outcome.holds,
+            "turns": list(self.turns),
+            "views": {
+                c.view.id: {
+                    "actual": c.actual,
+                    "holds": c.holds,
+                    "rows": c.rows,
+                    "moved": [m.as_json() for m in c.moves],
+                }
+                for c in self.cells
+            },
+        }
+
+
+def _row_values(rows: Any) -> dict[str, str]:
+    """Rows as ``{key: value}``: the value a key is counted under, or "" for a plain list of keys."""
+    if isinstance(rows, dict):
+        out: dict[str, list[str]] = {}
+        for value, keys in rows.items():
+            for key in keys:
+                out.setdefault(key, []).append(str(value))
+        return {key: ", ".join(values) for key, values in out.items()}
+    return dict.fromkeys(rows, "")
+
+
+def moves(before: Any, after: Any) -> tuple[Move, ...]:
+    """The rows whose reading differs between *before* and *after* (rows of one claim), by key."""
+    old, new = _row_values(before), _row_values(after)
+    return tuple(
+        Move(key, old.get(key), new.get(key)) for key in sorted(old.keys() | new.keys()) if old.get(key) != new.get(key)
+    )
+
+
+def stress(
+    outcomes: list[Outcome], views: tuple[View, ...], corpus: Corpus, frame: pd.DataFrame, stats: dict[str, Any]
+) -> list[StressRow]:
+    """Every claim of *outcomes* evaluated under every view of *views*.
+
+    Each cell holds the claim's value under the view, whether it equals the expected value, and
+    the rows that read differently from the claim's own population.
+    """
+    readings = _Readings(corpus, frame, stats)
+    applied: dict[tuple[str, str], Corpus] = {}
+    table = []
+    for outcome in outcomes:
+        claim = outcome.claim
+        cells = []
+        for view in views:
+            records = applied.get((view.id, claim.population))
+            if records is None:
+                records = applied[(view.id, claim.population)] = _views.apply(view, corpus, claim.population)
+            actual, rows = _run(claim.query, records, *readings.of(records))
+            cells.append(Cell(view, actual, actual == claim.expected, rows, moves(outcome.rows, rows)))
+        table.append(StressRow(outcome, tuple(cells)))
+    return table
+
+
+def stress_json(views: tuple[View, ...], table: list[StressRow]) -> dict[str, Any]:
+    """The stress table as one JSON-ready mapping."""
+    return {"views": [view.as_json() for view in views], "claims": [row.as_json() for row in table]}
+
+
+# ---------------------------------------------------------------------------------------------
+# Showing the stress table
+
+HOLDS, FAILS = "✓", "✗"
+MOVES_SHOWN = 12  # rows listed per claim and view in text; the site lists them all
+
+
+def show_value(value: Any) -> str:
+    """A claim's value on one line: ``2``, ``hybrid``, or ``token 0, turn 5, ...``."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {n}" for k, n in value.items())
+    return str(value)
+
+
+def cell_text(cell: Cell, expected: Any) -> str:
+    """A compact table cell: the value (or, for a full count, how many values differ), and the mark."""
+    if isinstance(cell.actual, dict) and isinstance(expected, dict):
+        differ = sum(cell.actual.get(k) != n for k, n in expected.items())
+        shown = "=" if not differ else f"Δ{differ}"
+    else:
+        shown = str(cell.actual)
+    return f"{shown} {HOLDS if cell.holds else FAILS}"
+
+
+def value_change(before: Any, after: Any) -> str:
+    """``2 → 1``, or for full counts only the values that moved: ``turn 5 → 2, message 2 → 1``."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        return ", ".join(f"{k} {before.get(k, 0)} → {n}" for k, n in after.items() if before.get(k, 0) != n)
+    return f"{before} → {after}"
+
+
+def moved_text(moves: tuple[Move, ...], limit: int = MOVES_SHOWN) -> str:
+    shown = ", ".join(m.text() for m in moves[:limit])
+    return shown + (f", … {len(moves) - limit} more" if len(moves) > limit else "")
+
+
+def stress_text(views: tuple[View, ...], table: list[StressRow]) -> str:
+    """The stress table as plain text: one row per claim, one column per view, then what moved."""
+    header = ["claim", "population", *(view.id for view in views)]
+    body = [
+        [row.claim.id, row.claim.population, *(cell_text(c, row.claim.expected) for c in row.cells)] for row in table
+    ]
+    widths = [max(len(r[i]) for r in (header, *body)) for i in range(len(header))]
+    lines = [
+        "  ".join(text.ljust(width) for text, width in zip(r, widths, strict=True)).rstrip() for r in (header, *body)
+    ]
+    lines += [
+        "",
+        f"{HOLDS} holds · {FAILS} does not hold · = every count as expected · Δn: n counts differ from the expected value",
+    ]
+    changed = [(row, [c for c in row.cells if c.actual != row.outcome.actual or c.moves]) for row in table]
+    changed = [(row, cells) for row, cells in changed if cells]
+    if changed:
+        lines += ["", "What moves, against each claim's own population:"]
+    for row, cells in changed:
+        lines.append(f"  {row.claim.id}")
+        for c in cells:
+            parts = [value_change(row.outcome.actual, c.actual)] if c.actual != row.outcome.actual else []
+            if c.moves:
+                parts.append(f"{len(c.moves)} row{'s' if len(c.moves) != 1 else ''}: {moved_text(c.moves)}")
+            turned = f" [{'holds' if c.holds else 'turns'}]" if c.holds != row.outcome.holds else ""
+            lines.append(f"    {c.view.id}: {'; '.join(parts)}{turned}")
+    return "\n".join(lines) + "\n"

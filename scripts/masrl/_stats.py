@@ -338,6 +338,10 @@ def stats_schema(tax: Any) -> dict[str, Any]:
                     "properties": {
                         "id": {"type": "string"},
                         "statement": {"type": "string"},
+                        "population": {
+                            "enum": ["snapshot", "living"],
+                            "description": "The records the claim is about.",
+                        },
                         "query": {"type": "object"},
                         "expected": {},
                         "actual": {},
