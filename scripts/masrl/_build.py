@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from masrl._claims import Outcome, StressRow, evaluate_claims, load_ledger, stress
+from masrl._claims import Outcome, StressRow, evaluate_claims, load_ledger, stress, stress_display
 from masrl._problems import Problem
 from masrl._records import Corpus, Loaded, load_corpus
 
@@ -30,6 +30,7 @@ INPUT_DIRS = ("papers", "exclusions", "audits", "traces", "site", "schemas")
 # Folders whose every file is generated: anything else found there is stale and removed.
 OWNED_DIRS = ("site/docs/figures", "site/docs/data", "site/docs/papers", "site/docs/taxonomy", "schemas")
 KEEP_IN_OWNED: tuple[str, ...] = ()  # files in owned folders that another command writes
+README_MOVES = 12  # rows the README lists per claim and view that moves them; the site lists all
 
 
 class BuildError(Exception):
@@ -120,7 +121,8 @@ def render_outputs(root: Path, analysis: Analysis) -> dict[str, str | bytes]:
     current = read(README)
     if current is None:
         raise BuildError([], 0, f"{README} not found in {root}")
-    blocks = _render.readme_blocks(corpus, analysis.stats, analysis.outcomes, specs)
+    stress = stress_display(analysis.views, analysis.stress, limit=README_MOVES)
+    blocks = _render.readme_blocks(corpus, analysis.stats, analysis.outcomes, specs, stress)
     try:
         outputs[README] = _render.replace_blocks(current.decode("utf-8"), blocks)
     except RenderError as exc:

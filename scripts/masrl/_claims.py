@@ -370,10 +370,24 @@ class Move:
     before: str | None  # None: not among the rows; "" : among them (for plain lists of rows)
     after: str | None
 
+    @property
+    def mark(self) -> str:
+        return "+" if self.before is None else "−" if self.after is None else ""
+
+    @property
+    def detail(self) -> str:
+        """What the row reads as: ``framework`` when it joins, ``role → orchestrator`` when it moves."""
+        if self.before is None or self.after is None:
+            return self.after or self.before or ""
+        return f"{self.before} → {self.after}"
+
     def text(self) -> str:
-        if self.before in (None, "") and self.after in (None, ""):
-            return ("+" if self.before is None else "−") + self.key
-        return f"{self.key}: {self.before or '—'} → {self.after or '—'}"
+        """``+E003`` joins the rows, ``−hera`` leaves them, ``halo: role → orchestrator`` moves."""
+        if self.before is None:
+            return f"+{self.key}" + (f" ({self.after})" if self.after else "")
+        if self.after is None:
+            return f"−{self.key}" + (f" ({self.before})" if self.before else "")
+        return f"{self.key}: {self.before} → {self.after}"
 
     def as_json(self) -> dict[str, Any]:
         return {"key": self.key, "before": self.before, "after": self.after}
@@ -537,3 +551,64 @@ def stress_text(views: tuple[View, ...], table: list[StressRow]) -> str:
             turned = f" [{'holds' if c.holds else 'turns'}]" if c.holds != row.outcome.holds else ""
             lines.append(f"    {c.view.id}: {'; '.join(parts)}{turned}")
     return "\n".join(lines) + "\n"
+
+
+def stress_display(views: tuple[View, ...], table: list[StressRow], limit: int | None = None) -> dict[str, Any]:
+    """The stress table shaped for the README and the site: cell texts, changes, turned claims.
+
+    *limit* caps the rows listed per change (None: all of them).
+    """
+    rows = []
+    for row in table:
+        cells, changes = [], []
+        for c in row.cells:
+            if isinstance(c.actual, dict) and isinstance(row.claim.expected, dict):
+                differ = sum(c.actual.get(k) != n for k, n in row.claim.expected.items())
+                text = "as expected" if not differ else f"{differ} count{'s' if differ != 1 else ''} differ"
+            else:
+                text = str(c.actual)
+            cells.append({"view": c.view.id, "text": text, "holds": c.holds, "value": show_value(c.actual)})
+            if c.actual != row.outcome.actual or c.moves:
+                shown = c.moves if limit is None else c.moves[:limit]
+                changes.append(
+                    {
+                        "view": c.view.id,
+                        "label": c.view.label,
+                        "change": value_change(row.outcome.actual, c.actual) if c.actual != row.outcome.actual else "",
+                        "moves": [{"key": m.key, "text": m.text(), "mark": m.mark, "detail": m.detail} for m in shown],
+                        "more": len(c.moves) - len(shown),
+                        "turned": c.holds != row.outcome.holds,
+                        "holds": c.holds,
+                    }
+                )
+        living = [
+            c.view.label
+            for c in row.cells
+            if c.view.records == _views.LIVING and not c.view.apply and c.holds != row.outcome.holds
+        ]
+        rows.append(
+            {
+                "id": row.claim.id,
+                "statement": row.claim.statement,
+                "population": row.claim.population,
+                "holds": row.outcome.holds,
+                "cells": cells,
+                "changes": changes,
+                "turns": [c.view.label for c in row.cells if c.view.id in row.turns],
+                "turns_living": bool(living),
+            }
+        )
+    return {
+        "views": [
+            {
+                "id": view.id,
+                "label": view.label,
+                "description": view.description,
+                "records": view.records,
+                "transforms": [_views.TRANSFORMS[name][1] for name in view.apply],
+            }
+            for view in views
+        ],
+        "rows": rows,
+        "turning": sum(bool(r["turns"]) for r in rows),
+    }

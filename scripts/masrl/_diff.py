@@ -22,11 +22,13 @@ class Delta:
     counts: list[tuple[str, str, int, int]] = field(default_factory=list)  # (field, value, before, after)
     cells: list[tuple[str, str, str, int, int]] = field(default_factory=list)  # (table, row, col, before, after)
     claims: list[tuple[str, str, Any, Any]] = field(default_factory=list)  # (id, statement, before, after)
+    # Claims whose verdict under a view changed: (id, view label, before, after), each (value, holds).
+    turns: list[tuple[str, str, tuple[Any, bool], tuple[Any, bool]]] = field(default_factory=list)
     errors_before: int = 0
 
     @property
     def empty(self) -> bool:
-        return not (self.records or self.counts or self.cells or self.claims)
+        return not (self.records or self.counts or self.cells or self.claims or self.turns)
 
 
 def _fields(record: Any) -> dict[str, Any]:
@@ -117,7 +119,20 @@ def compare(before: Analysis, after: Analysis) -> Delta:
             delta.claims.append((claim["id"], claim["statement"], prior, claim))
     for prior in old_claims.values():
         delta.claims.append((prior["id"], prior["statement"], prior, None))
+    delta.turns = _turns(before, after)
     return delta
+
+
+def _turns(before: Analysis, after: Analysis) -> list[tuple[str, str, tuple[Any, bool], tuple[Any, bool]]]:
+    """Claims whose verdict changed under a view that both sides name (see ``masrl claims --stress``)."""
+    old = {(row.claim.id, c.view.id): c for row in before.stress for c in row.cells}
+    out = []
+    for row in after.stress:
+        for cell in row.cells:
+            prior = old.get((row.claim.id, cell.view.id))
+            if prior is not None and prior.holds != cell.holds:
+                out.append((row.claim.id, cell.view.label, (prior.actual, prior.holds), (cell.actual, cell.holds)))
+    return out
 
 
 def _claim_cell(claim: dict[str, Any] | None) -> str:
@@ -174,4 +189,15 @@ def markdown(delta: Delta, before_label: str, after_label: str) -> str:
             ]
     else:
         lines.append("Every claim evaluates as before.")
-    return "\n".join(lines) + "\n"
+    lines += [""]
+    lines += _section(
+        f"Claims that turn under a view ({len(delta.turns)})",
+        "| claim | view | before | after |\n| --- | --- | --- | --- |",
+        [f"| `{i}` | {md(view)} | {_verdict(*b)} | {_verdict(*a)} |" for i, view, b, a in delta.turns],
+        "No claim changes its verdict under any view (`masrl claims --stress`).",
+    )
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _verdict(value: Any, holds: bool) -> str:
+    return f"{'✅' if holds else '❌'} {md(_show(value))}"

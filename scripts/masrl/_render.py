@@ -136,8 +136,14 @@ def environment(corpus: Corpus) -> jinja2.Environment:
     return env
 
 
-def readme_blocks(corpus: Corpus, stats: dict[str, Any], outcomes: list[Outcome], figures: list[Any]) -> dict[str, str]:
-    """The body of every generated README block, by name."""
+def readme_blocks(
+    corpus: Corpus,
+    stats: dict[str, Any],
+    outcomes: list[Outcome],
+    figures: list[Any],
+    stress: dict[str, Any] | None = None,
+) -> dict[str, str]:
+    """The body of every generated README block, by name (*stress*: see :func:`masrl._claims.stress_display`)."""
     env = environment(corpus)
     tax: Taxonomy = corpus.taxonomy
     by_family: dict[str, list[Paper]] = {}
@@ -153,6 +159,7 @@ def readme_blocks(corpus: Corpus, stats: dict[str, Any], outcomes: list[Outcome]
         "outcomes": outcomes,
         "claims_total": len(outcomes),
         "claims_holding": sum(o.holds for o in outcomes),
+        "stress": stress or {"views": [], "rows": [], "turning": 0},
         "types_of": types_of,
         "representatives": {f: representatives(by_family.get(f, [])) for f in tax.ids(v.REWARD_FAMILY)},
         "by_unit": by_unit,

@@ -20,6 +20,7 @@ import jinja2
 from markupsafe import escape
 
 from masrl import _vocab as v
+from masrl._claims import stress_display
 from masrl._records import Paper
 from masrl._render import md, md_url, template_environment
 
@@ -186,7 +187,7 @@ def render_site(analysis: Any, specs: list[Any], traces: dict[str, Any] | None, 
                 reward_types=[r for r in tax[v.REWARD_TYPE].values if r.family == value.id],
             )
     page("statistics.md", "statistics.md.j2", crosstabs=_crosstab_views(stats, labels))
-    page("claims.md", "claims.md.j2")
+    page("claims.md", "claims.md.j2", stress=stress_display(analysis.views, analysis.stress))
     page("screening.md", "screening.md.j2")
     page("contributing.md", "contributing.md.j2", body=_contributing(corpus.root))
     if traces is not None:
