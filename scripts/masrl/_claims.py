@@ -73,7 +73,7 @@ class Outcome:
 
 def _paper_fields(taxonomy: Taxonomy) -> dict[str, tuple[str, ...] | None]:
     """Fields a papers query may filter on, with their allowed values (None: any of a type)."""
-    fields: dict[str, tuple[str, ...] | None] = {name: taxonomy.ids(name) for name in (*v.PAPER_TAGS, v.REWARD_FAMILY)}
+    fields: dict[str, tuple[str, ...] | None] = {f.name: f.ids for f in taxonomy.counted_fields("paper")}
     for o in taxonomy.ids(v.SUBDECISION):
         fields[o] = (*taxonomy.ids(v.SUBDECISION_CODE), _ABSENT)
     fields.update({"strict_credit": None, "coded": None, "year": None})
