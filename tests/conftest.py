@@ -44,6 +44,8 @@ verified: "yes"
 evidence_kind: paper
 subdecisions: {}
 summary: Trains a team of agents on a shared reward.
+origin: survey
+added: "2026-05-04"
 """
 
 EXCLUSION_TEXT = """\
@@ -59,6 +61,8 @@ stage: abstract_screen
 reasons:
   - no_rl
 note: Prompted agents only; nothing is trained.
+origin: survey
+added: "2026-05-04"
 """
 
 AUDIT_TEXT = """\

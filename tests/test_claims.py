@@ -98,7 +98,7 @@ CLAIM = "claims:\n  - id: x\n    statement: A claim.\n    query: {query}\n    ex
         (
             CLAIM.format(query="{most_common: reward, ignore: [NA]}", expected="hybrid"),
             "claims.yaml:4:13: claims.0.query.most_common: most_common must name one of category, rl, reward_type, "
-            "credit_unit, topology, scenario, role, verified, evidence_kind, reward_family, not 'reward'",
+            "credit_unit, topology, scenario, role, verified, evidence_kind, origin, reward_family, not 'reward'",
         ),
         (
             CLAIM.format(query="{count: papers, counts: category}", expected=1),

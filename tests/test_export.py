@@ -18,9 +18,9 @@ def _rows(text: str, key: str) -> dict[str, dict[str, str]]:
     return {row[key]: row for row in csv.DictReader(io.StringIO(text))}
 
 
-def test_papers_csv_has_the_reference_header() -> None:
-    assert papers_csv(CORPUS).splitlines()[0].split(",") == list(PAPER_COLUMNS)
-    assert exclusions_csv(CORPUS).splitlines()[0].split(",") == list(EXCLUSION_COLUMNS)
+def test_csv_has_the_reference_header_then_the_extra_fields() -> None:
+    assert papers_csv(CORPUS).splitlines()[0].split(",") == [*PAPER_COLUMNS, "evidence_kind", "origin", "added"]
+    assert exclusions_csv(CORPUS).splitlines()[0].split(",") == [*EXCLUSION_COLUMNS, "origin", "added"]
 
 
 def test_papers_csv_round_trips_every_reference_fact() -> None:

@@ -40,9 +40,13 @@ def test_parallel_loading_matches_serial(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(_records, "PARALLEL_THRESHOLD", 10**9)
     serial = load_corpus(root)
     monkeypatch.setattr(_records, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(_records, "_worker_count", lambda: 2)  # the pool runs even on a 1-CPU machine
     parallel = load_corpus(root)
     # Assert
+    assert all(h.doc.data is None for h in parallel.handles), "the worker pool did not parse the records"
+    assert all(h.doc.data is not None for h in serial.handles)
     assert parallel.problems == serial.problems
     assert "papers/synth-00001.yaml:8:1: arxiv: arXiv" in "\n".join(str(p) for p in serial.problems)
     assert any(p.path == "papers/bad.yaml" for p in serial.problems)
-    assert parallel.corpus == serial.corpus
+    assert (parallel.corpus.papers, parallel.corpus.exclusions) == (serial.corpus.papers, serial.corpus.exclusions)
+    assert len(serial.corpus.papers) == 121

@@ -114,28 +114,28 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
         "papers/x.yaml",
         P + "year: 2024\n",
         1,
-        ["papers/x.yaml:23:1: (record): duplicate key 'year' (first defined at line 7); YAML would keep only the last"],
+        ["papers/x.yaml:25:1: (record): duplicate key 'year' (first defined at line 7); YAML would keep only the last"],
     ),
     (
         "two-docs",
         "papers/x.yaml",
         P + "---\nkey: y\n",
         1,
-        ["papers/x.yaml:23:1: (record): file holds more than one YAML document ('---'); a record is one mapping"],
+        ["papers/x.yaml:25:1: (record): file holds more than one YAML document ('---'); a record is one mapping"],
     ),
     (
         "deep",
         "papers/x.yaml",
         P + "notes: " + "[" * 20 + "]" * 20 + "\n",
         1,
-        ["papers/x.yaml:23:24: (record): nesting is too deep (more than 16 levels)"],
+        ["papers/x.yaml:25:24: (record): nesting is too deep (more than 16 levels)"],
     ),
     (
         "complex-key",
         "papers/x.yaml",
         P + "? [a, b]\n: c\n",
         1,
-        ["papers/x.yaml:23:3: (record): mapping keys must be plain names"],
+        ["papers/x.yaml:25:3: (record): mapping keys must be plain names"],
     ),
     # -- fields
     (
@@ -144,7 +144,7 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
         P + "titel: Another\n",
         1,
         [
-            "papers/x.yaml:23:1: titel: unknown field (did you mean 'title'?); allowed fields are key, title, authors, et_al, affiliation, year, arxiv, doi, venue, url, more_urls, entry_type, bibtex, category, rl, reward_type, credit_unit, topology, scenario, role, verified, evidence_kind, strict_credit, subdecisions, summary, notes, exceptions"
+            "papers/x.yaml:25:1: titel: unknown field (did you mean 'title'?); allowed fields are key, title, authors, et_al, affiliation, year, arxiv, doi, venue, url, more_urls, entry_type, bibtex, category, rl, reward_type, credit_unit, topology, scenario, role, verified, evidence_kind, origin, added, strict_credit, subdecisions, summary, notes, exceptions"
         ],
     ),
     (
@@ -217,6 +217,55 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
         r("year", "year: 2999"),
         1,
         [f"papers/x.yaml:7:1: year: year must lie between 1950 and {NEXT}, not 2999"],
+    ),
+    # the bounds themselves are inside
+    ("year-lowest", "papers/x.yaml", r("year", "year: 1950").replace('arxiv: "2501.00001"\n', ""), 0, []),
+    ("year-next", "papers/x.yaml", r("year", f"year: {NEXT}"), 0, []),
+    (
+        "year-after-next",
+        "papers/x.yaml",
+        r("year", f"year: {NEXT + 1}"),
+        1,
+        [f"papers/x.yaml:7:1: year: year must lie between 1950 and {NEXT}, not {NEXT + 1}"],
+    ),
+    # two authors may share a name; two links may not
+    (
+        "authors-same-name",
+        "papers/x.yaml",
+        r("authors", "authors:\n  - Wang, Wei\n  - Wang, Wei").replace("  - Doe, Jane\n", ""),
+        0,
+        [],
+    ),
+    (
+        "more-urls-bad-item",
+        "papers/x.yaml",
+        r("url", "url: https://arxiv.org/abs/2501.00001\nmore_urls:\n  - https://example.org/a\n  - not a link"),
+        1,
+        ["papers/x.yaml:13:5: more_urls[1]: more_urls must be an http(s) URL with no spaces, not 'not a link'"],
+    ),
+    (
+        "more-urls-text",
+        "papers/x.yaml",
+        r("url", "url: https://arxiv.org/abs/2501.00001\nmore_urls: https://example.org/a"),
+        1,
+        ["papers/x.yaml:11:1: more_urls: more_urls must be a list, not text 'https://example.org/a'"],
+    ),
+    # the record's origin and the date it was added
+    (
+        "origin-missing",
+        "papers/x.yaml",
+        r("origin", None),
+        1,
+        [
+            "papers/x.yaml:2:1: origin: origin is required: Where the record came from. The survey's own records form its snapshot (cutoff 2026-05-04), whose figures stay reproducible however the corpus grows."
+        ],
+    ),
+    (
+        "added-future",
+        "papers/x.yaml",
+        r("added", 'added: "2999-01-01"'),
+        1,
+        ["papers/x.yaml:24:1: added: added must not be in the future, not 2999-01-01"],
     ),
     (
         "arxiv-float",
@@ -384,16 +433,41 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
         P + "exceptions:\n  no_such_rule: because\n",
         1,
         [
-            "papers/x.yaml:24:3: exceptions.no_such_rule: exceptions keys must be 'industry_is_case', 'no_rl_no_reward', 'no_rl_no_credit', 'no_team_for_benchmarks_and_surveys', 'year_not_before_arxiv' or 'learned_needs_rl', not 'no_such_rule'"
+            "papers/x.yaml:26:3: exceptions.no_such_rule: exceptions keys must be 'industry_is_case', 'no_rl_no_reward', 'no_rl_no_credit', 'no_team_for_benchmarks_and_surveys', 'year_not_before_arxiv' or 'learned_needs_rl', not 'no_such_rule'"
         ],
     ),
+    (
+        "exception-empty-reason",
+        "papers/x.yaml",
+        P + "exceptions:\n  industry_is_case: ''\n",
+        1,
+        ["papers/x.yaml:26:3: exceptions.industry_is_case: exceptions.industry_is_case must not be empty"],
+    ),
+    (
+        "exception-reason-list",
+        "papers/x.yaml",
+        P + "exceptions:\n  industry_is_case: [a, b]\n",
+        1,
+        [
+            "papers/x.yaml:26:3: exceptions.industry_is_case: exceptions.industry_is_case must be text, not a list ['a', 'b']"
+        ],
+    ),
+    # a sentence may end with any of . ! ?
+    (
+        "summary-exclamation",
+        "papers/x.yaml",
+        r("summary", "summary: Trains a team of agents on a shared reward!"),
+        0,
+        [],
+    ),
+    ("summary-question", "papers/x.yaml", r("summary", "summary: Can a team of agents share one reward?"), 0, []),
     (
         "exception-unused",
         "papers/x.yaml",
         P + "exceptions:\n  industry_is_case: because it is special\n",
         0,
         [
-            "papers/x.yaml:24:3: exceptions.industry_is_case: warning: exception for 'industry_is_case' is not needed: the entry follows that convention"
+            "papers/x.yaml:26:3: exceptions.industry_is_case: warning: exception for 'industry_is_case' is not needed: the entry follows that convention"
         ],
     ),
     (

@@ -93,7 +93,7 @@ class Outcome:
 
 def _paper_fields(taxonomy: Taxonomy) -> dict[str, tuple[str, ...] | None]:
     """Fields a papers query may filter on, with their allowed values (None: any of a type)."""
-    fields: dict[str, tuple[str, ...] | None] = {name: taxonomy.ids(name) for name in (*v.PAPER_TAGS, v.REWARD_FAMILY)}
+    fields: dict[str, tuple[str, ...] | None] = {f.name: f.ids for f in taxonomy.counted_fields("paper")}
     for o in taxonomy.ids(v.SUBDECISION):
         fields[o] = (*taxonomy.ids(v.SUBDECISION_CODE), _ABSENT)
     fields.update({"strict_credit": None, "coded": None, "year": None})
@@ -327,8 +327,9 @@ def _reading(corpus: Corpus) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The frame and the counts a claim query needs, for one set of records."""
     from masrl import _stats
 
+    tax = corpus.taxonomy
     frame = _stats.papers_frame(corpus)
-    tallies = {name: _stats.counts(frame, name) for name in _stats.PAPER_COUNTS}
+    tallies = {name: _stats.counts(frame, name, tax) for name in _stats.paper_counted(tax)}
     flow = _stats.screening(corpus)
     tallies[v.SCREENING_STAGE] = flow["by_stage"]
     tallies[v.EXCLUSION_REASON] = flow["by_reason"]

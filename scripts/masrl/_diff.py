@@ -32,7 +32,10 @@ class Delta:
 
 
 def _fields(record: Any) -> dict[str, Any]:
-    return {k: v for k, v in dataclasses.asdict(record).items() if k not in _SKIP_FIELDS}
+    """A record's fields by name, its tag fields among them (not nested under ``tags``)."""
+    out = {k: v for k, v in dataclasses.asdict(record).items() if k not in _SKIP_FIELDS}
+    out.update(out.pop("tags", {}))
+    return out
 
 
 def _show(value: Any) -> str:
@@ -58,7 +61,7 @@ def _record_changes(
             out.append((file, f"{kind} removed", []))
         else:
             before, after = _fields(old[name]), _fields(new[name])
-            changed = [k for k in after if before.get(k) != after.get(k)]
+            changed = [k for k in {**before, **after} if before.get(k) != after.get(k)]
             if changed:
                 details = []
                 for k in changed:

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from masrl._records import Corpus, Exclusion, IfRetained, Paper
+from masrl._vocab import Taxonomy
 
 PAPER_COLUMNS = (
     "key",
@@ -50,8 +51,33 @@ EXCLUSION_COLUMNS = (
 URL_SEPARATOR = " ; "  # how the reference joins several links in one cell
 
 
-def paper_row(p: Paper) -> dict[str, str]:
-    return {
+# The reference layout's columns that hold tag fields, by field name; every other tag field of
+# taxonomy.yaml is written as an extra column at the end, under its own name.
+PAPER_TAG_COLUMNS = {
+    "category": "category",
+    "rl": "is_rl",
+    "reward_type": "reward_type",
+    "credit_unit": "credit_granularity",
+    "topology": "orchestration_form",
+    "scenario": "scenario",
+    "role": "is_core",
+    "verified": "verified",
+}
+LIST_SEPARATOR = ";"  # joins the values of a multi-valued tag field in one cell
+
+
+def extra_columns(kind: str, taxonomy: Taxonomy) -> tuple[str, ...]:
+    """The columns after the reference layout: tag fields it lacks, then the date added."""
+    laid_out = set(PAPER_TAG_COLUMNS) if kind == "paper" else set()
+    return (*(f.name for f in taxonomy.tag_fields(kind) if f.name not in laid_out), "added")
+
+
+def _cell(record: Paper | Exclusion, name: str) -> str:
+    return LIST_SEPARATOR.join(record.tag_values(name))
+
+
+def paper_row(p: Paper, taxonomy: Taxonomy) -> dict[str, str]:
+    row = {
         "key": p.key,
         "title": p.title,
         "first_author": p.first_author,
@@ -60,21 +86,17 @@ def paper_row(p: Paper) -> dict[str, str]:
         "arxiv_id": p.arxiv or "",
         "venue": p.venue,
         "url": URL_SEPARATOR.join(p.urls),
-        "category": p.category,
-        "is_rl": p.rl,
-        "reward_type": p.reward_type,
-        "credit_granularity": p.credit_unit,
-        "orchestration_form": p.topology,
-        "scenario": p.scenario,
-        "is_core": p.role,
+        **{column: _cell(p, name) for name, column in PAPER_TAG_COLUMNS.items()},
         "one_liner": p.summary,
-        "verified": p.verified,
         "notes": " ".join((p.notes or "").split()),
     }
+    for name in extra_columns("paper", taxonomy):
+        row[name] = p.added if name == "added" else _cell(p, name)
+    return row
 
 
-def exclusion_row(e: Exclusion) -> dict[str, str]:
-    return {
+def exclusion_row(e: Exclusion, taxonomy: Taxonomy) -> dict[str, str]:
+    row = {
         "record_id": e.id,
         "source": e.source,
         "query_family": e.query_family,
@@ -85,6 +107,9 @@ def exclusion_row(e: Exclusion) -> dict[str, str]:
         "stage": e.stage,
         "exclusion_reason": f"{', '.join(e.reasons)}: {e.note}",
     }
+    for name in extra_columns("exclusion", taxonomy):
+        row[name] = e.added if name == "added" else _cell(e, name)
+    return row
 
 
 def parse_exclusion_reason(cell: str) -> tuple[tuple[str, ...], str]:
@@ -102,17 +127,33 @@ def _csv(columns: tuple[str, ...], rows: list[dict[str, str]]) -> str:
 
 
 def papers_csv(corpus: Corpus) -> str:
-    """The papers as CSV, in key order."""
-    return _csv(PAPER_COLUMNS, [paper_row(p) for p in corpus.papers])
+    """The papers as CSV, in key order: the reference layout, then :func:`extra_columns`."""
+    tax = corpus.taxonomy
+    columns = (*PAPER_COLUMNS, *extra_columns("paper", tax))
+    return _csv(columns, [paper_row(p, tax) for p in corpus.papers])
 
 
 def exclusions_csv(corpus: Corpus) -> str:
-    return _csv(EXCLUSION_COLUMNS, [exclusion_row(e) for e in corpus.exclusions])
+    tax = corpus.taxonomy
+    columns = (*EXCLUSION_COLUMNS, *extra_columns("exclusion", tax))
+    return _csv(columns, [exclusion_row(e, tax) for e in corpus.exclusions])
 
 
-def paper_dict(p: Paper) -> dict[str, Any]:
-    """A paper as plain JSON-ready data, with the derived reward family."""
-    out: dict[str, Any] = {
+def _tags_json(record: Paper | Exclusion, taxonomy: Taxonomy, kind: str) -> dict[str, Any]:
+    return {
+        f.name: list(record.tag_values(f.name)) if f.multiple else record.tags.get(f.name)
+        for f in taxonomy.tag_fields(kind)
+    }
+
+
+def paper_dict(p: Paper, taxonomy: Taxonomy) -> dict[str, Any]:
+    """A paper as plain JSON-ready data: facts, every tag field, derived fields, the rest."""
+    derived = {
+        f.name: taxonomy.derive(f, p.tag(f.derived_from))
+        for f in taxonomy.counted_fields("paper")
+        if f.derived_from is not None
+    }
+    return {
         "key": p.key,
         "title": p.title,
         "authors": list(p.authors),
@@ -125,15 +166,8 @@ def paper_dict(p: Paper) -> dict[str, Any]:
         "urls": list(p.urls),
         "entry_type": p.entry_type,
         "bibtex": dict(p.bibtex),
-        "category": p.category,
-        "rl": p.rl,
-        "reward_type": p.reward_type,
-        "credit_unit": p.credit_unit,
-        "topology": p.topology,
-        "scenario": p.scenario,
-        "role": p.role,
-        "verified": p.verified,
-        "evidence_kind": p.evidence_kind,
+        **_tags_json(p, taxonomy, "paper"),
+        "added": p.added,
         "strict_credit": p.strict_credit,
         "subdecisions": None
         if p.subdecisions is None
@@ -141,13 +175,13 @@ def paper_dict(p: Paper) -> dict[str, Any]:
         "summary": p.summary,
         "notes": p.notes,
         "exceptions": dict(p.exceptions),
+        **derived,
     }
-    return out
 
 
 def _retained_dict(r: IfRetained) -> dict[str, Any]:
     return {
-        **r.tags,
+        **{k: list(x) if isinstance(x, tuple) else x for k, x in r.tags.items()},
         "strict_credit": r.strict_credit,
         "subdecisions": None
         if r.subdecisions is None
@@ -160,7 +194,7 @@ def corpus_json(corpus: Corpus) -> str:
     """Every record as one JSON document."""
     tax = corpus.taxonomy
     data = {
-        "papers": [dict(paper_dict(p), reward_family=tax.family_of(p.reward_type)) for p in corpus.papers],
+        "papers": [paper_dict(p, tax) for p in corpus.papers],
         "exclusions": [
             {
                 "id": e.id,
@@ -172,6 +206,8 @@ def corpus_json(corpus: Corpus) -> str:
                 "date_screened": e.date_screened,
                 "stage": e.stage,
                 "reasons": list(e.reasons),
+                **_tags_json(e, tax, "exclusion"),
+                "added": e.added,
                 "note": e.note,
                 **({} if e.if_retained is None else {"if_retained": _retained_dict(e.if_retained)}),
             }

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from masrl._schema import KINDS, Spec
+from masrl._schema import Kind, Spec, allowed_keys, specs
 from masrl._vocab import Taxonomy
 from masrl._yaml import Document, Path_, YamlError, load_text
 
@@ -113,11 +113,13 @@ class _Emitter:
             if not value:
                 return [(path, f"{pad}{key}: {{}}")]
             lines = [(path, f"{pad}{key}:")]
-            if spec is not None and spec.kind == "mapping":
+            if spec is not None and spec.kind is Kind.MAPPING:
                 lines.extend(self.mapping(spec.children, value, indent + 2, path))
-            elif spec is not None and spec.kind == "keyed":
-                order = self._key_order(spec)
-                child = Spec(spec.name, "mapping", spec.description, children=spec.children) if spec.children else None
+            elif spec is not None and spec.kind is Kind.KEYED:
+                order = {k: i for i, k in enumerate(allowed_keys(spec, self.taxonomy))}
+                child = (
+                    Spec(spec.name, Kind.MAPPING, spec.description, children=spec.children) if spec.children else None
+                )
                 for k in sorted(value, key=lambda k: (order.get(k, len(order)), str(k))):
                     lines.extend(self.field(k, value[k], child, indent + 2, (*path, k)))
             else:
@@ -128,18 +130,11 @@ class _Emitter:
             return [(path, f"{pad}{key}:")]
         return [(path, f"{pad}{key}: {scalar(value, self.raws.get(path))}")]
 
-    def _key_order(self, spec: Spec) -> dict[str, int]:
-        if spec.vocab == "convention":
-            ids: tuple[str, ...] = tuple(c.id for c in self.taxonomy.conventions)
-        else:
-            ids = self.taxonomy.ids(spec.vocab or "")
-        return {k: i for i, k in enumerate(ids)}
-
 
 def record_lines(
     kind: str, data: Mapping[str, Any], taxonomy: Taxonomy, raws: Mapping[Path_, str] | None = None
 ) -> list[Line]:
-    return _Emitter(taxonomy, raws).mapping(KINDS[kind], data, 0, ())
+    return _Emitter(taxonomy, raws).mapping(specs(kind, taxonomy), data, 0, ())
 
 
 def dump_record(kind: str, data: Mapping[str, Any], taxonomy: Taxonomy) -> str:

@@ -9,7 +9,7 @@ records together with every problem found. It never raises on bad input.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,8 +47,43 @@ class SubDecision:
     evidence: str
 
 
+TagValue = str | tuple[str, ...]  # one id, or a tuple of ids for a field declared `multiple`
+
+
+def _tags(kind: str, data: Mapping[str, Any], taxonomy: Taxonomy) -> dict[str, TagValue]:
+    """The tag fields of a checked record of *kind*, as declared in *taxonomy*."""
+    out: dict[str, TagValue] = {}
+    for f in taxonomy.tag_fields(kind):
+        if f.name in data:
+            out[f.name] = tuple(data[f.name]) if f.multiple else data[f.name]
+    return out
+
+
+class _Tagged:
+    """Tag access shared by the record kinds that carry tag fields."""
+
+    tags: Mapping[str, TagValue]
+
+    def tag(self, name: str) -> str:
+        """The value of single-valued tag field *name* (``NA``-free fields always have one)."""
+        value = self.tags[name]
+        assert isinstance(value, str), f"{name} holds a list; use tag_values"
+        return value
+
+    def tag_values(self, name: str) -> tuple[str, ...]:
+        """The values of tag field *name*: one for a single-valued field, none when it is unset."""
+        value = self.tags.get(name)
+        if value is None:
+            return ()
+        return (value,) if isinstance(value, str) else value
+
+    @property
+    def origin(self) -> str:
+        return self.tag(v.ORIGIN)
+
+
 @dataclass(frozen=True)
-class Paper:
+class Paper(_Tagged):
     key: str
     title: str
     authors: tuple[str, ...]
@@ -62,15 +97,8 @@ class Paper:
     more_urls: tuple[str, ...]
     entry_type: str
     bibtex: Mapping[str, str]
-    category: str
-    rl: str
-    reward_type: str
-    credit_unit: str
-    topology: str
-    scenario: str
-    role: str
-    verified: str
-    evidence_kind: str
+    tags: Mapping[str, TagValue]  # every tag field of taxonomy.yaml that applies to papers
+    added: str
     strict_credit: bool
     subdecisions: Mapping[str, SubDecision] | None  # None: not coded; {}: coded, none applies
     summary: str
@@ -79,7 +107,7 @@ class Paper:
     path: str = ""
 
     @classmethod
-    def from_yaml(cls, data: Mapping[str, Any], path: str = "") -> Paper:
+    def from_yaml(cls, data: Mapping[str, Any], taxonomy: Taxonomy, path: str = "") -> Paper:
         """Build a paper from a record that passed :func:`masrl._schema.check_record`."""
         subs = data.get("subdecisions")
         return cls(
@@ -96,15 +124,8 @@ class Paper:
             more_urls=tuple(data.get("more_urls", ())),
             entry_type=data["entry_type"],
             bibtex=dict(data.get("bibtex", {})),
-            category=data[v.CATEGORY],
-            rl=data[v.RL],
-            reward_type=data[v.REWARD_TYPE],
-            credit_unit=data[v.CREDIT_UNIT],
-            topology=data[v.TOPOLOGY],
-            scenario=data[v.SCENARIO],
-            role=data[v.ROLE],
-            verified=data[v.VERIFIED],
-            evidence_kind=data[v.EVIDENCE_KIND],
+            tags=_tags("paper", data, taxonomy),
+            added=data["added"],
             strict_credit=data.get("strict_credit", False),
             subdecisions=None
             if subs is None
@@ -115,6 +136,43 @@ class Paper:
             path=path,
         )
 
+    # The tag fields that rules and pages name (taxonomy.yaml must declare each; checked at load).
+    @property
+    def category(self) -> str:
+        return self.tag(v.CATEGORY)
+
+    @property
+    def rl(self) -> str:
+        return self.tag(v.RL)
+
+    @property
+    def reward_type(self) -> str:
+        return self.tag(v.REWARD_TYPE)
+
+    @property
+    def credit_unit(self) -> str:
+        return self.tag(v.CREDIT_UNIT)
+
+    @property
+    def topology(self) -> str:
+        return self.tag(v.TOPOLOGY)
+
+    @property
+    def scenario(self) -> str:
+        return self.tag(v.SCENARIO)
+
+    @property
+    def role(self) -> str:
+        return self.tag(v.ROLE)
+
+    @property
+    def verified(self) -> str:
+        return self.tag(v.VERIFIED)
+
+    @property
+    def evidence_kind(self) -> str:
+        return self.tag(v.EVIDENCE_KIND)
+
     @property
     def first_author(self) -> str:
         return self.authors[0]
@@ -123,26 +181,21 @@ class Paper:
     def urls(self) -> tuple[str, ...]:
         return (self.url, *self.more_urls)
 
-    def tag(self, name: str) -> str:
-        """The value of tag field *name* (see :data:`masrl._vocab.PAPER_TAGS`)."""
-        value: str = getattr(self, name)
-        return value
-
 
 @dataclass(frozen=True)
 class IfRetained:
     """The tags a near-miss exclusion would carry had it been retained (see ``if_retained``)."""
 
-    tags: Mapping[str, str]  # category, rl, reward_type, credit_unit, topology, scenario
+    tags: Mapping[str, TagValue]  # paper tag fields: category, rl, reward_type, credit_unit, topology, scenario
     strict_credit: bool
     subdecisions: Mapping[str, SubDecision] | None  # None: not coded; {}: coded, none applies
     basis: str
 
     @classmethod
-    def from_yaml(cls, data: Mapping[str, Any]) -> IfRetained:
+    def from_yaml(cls, data: Mapping[str, Any], taxonomy: Taxonomy) -> IfRetained:
         subs = data.get("subdecisions")
         return cls(
-            tags={k: data[k] for k in data if k not in ("strict_credit", "subdecisions", "basis")},
+            tags=_tags("paper", data, taxonomy),
             strict_credit=data.get("strict_credit", False),
             subdecisions=None
             if subs is None
@@ -152,7 +205,7 @@ class IfRetained:
 
 
 @dataclass(frozen=True)
-class Exclusion:
+class Exclusion(_Tagged):
     id: str
     source: str
     query_family: str
@@ -162,12 +215,14 @@ class Exclusion:
     date_screened: str
     stage: str
     reasons: tuple[str, ...]
+    tags: Mapping[str, TagValue]  # every tag field of taxonomy.yaml that applies to exclusions
+    added: str
     note: str
     path: str = ""
     if_retained: IfRetained | None = None  # set on near misses only
 
     @classmethod
-    def from_yaml(cls, data: Mapping[str, Any], path: str = "") -> Exclusion:
+    def from_yaml(cls, data: Mapping[str, Any], taxonomy: Taxonomy, path: str = "") -> Exclusion:
         retained = data.get("if_retained")
         return cls(
             id=data["id"],
@@ -179,9 +234,11 @@ class Exclusion:
             date_screened=data["date_screened"],
             stage=data["stage"],
             reasons=tuple(data["reasons"]),
+            tags=_tags("exclusion", data, taxonomy),
+            added=data["added"],
             note=data["note"],
             path=path,
-            if_retained=None if retained is None else IfRetained.from_yaml(retained),
+            if_retained=None if retained is None else IfRetained.from_yaml(retained, taxonomy),
         )
 
 
@@ -196,7 +253,7 @@ class Audit:
     path: str = ""
 
     @classmethod
-    def from_yaml(cls, data: Mapping[str, Any], path: str = "") -> Audit:
+    def from_yaml(cls, data: Mapping[str, Any], taxonomy: Taxonomy, path: str = "") -> Audit:
         second = dict(data["second_reading"])
         strict = second.pop("strict_credit")
         return cls(
@@ -293,6 +350,26 @@ def record_files(root: Path) -> list[tuple[str, Path]]:
     return out
 
 
+def stray_files(root: Path, shown: Callable[[Path], str]) -> Iterator[Problem]:
+    """A problem for every entry of a record folder that is not a record: a ``.yml`` file, a
+    text file, an editor backup, a sub-folder. Each would otherwise be silently left out.
+    Hidden entries (``.gitkeep``, an editor's swap file) are never records and are passed over."""
+    for folder, kind in RECORD_DIRS.items():
+        base = root / folder
+        if not base.is_dir():
+            continue
+        for p in sorted(base.iterdir()):
+            if p.name.startswith(".") or (p.suffix == SUFFIX and p.is_file()):
+                continue
+            if p.suffix in (".yml", ".YAML", ".YML") and p.is_file():
+                hint = f"rename it to {p.stem}{SUFFIX}"
+            elif p.is_dir():
+                hint = f"move its files into {folder}/ or out of it"
+            else:
+                hint = f"a {kind} record is a {SUFFIX} file; move this file out of {folder}/"
+            yield Problem(shown(p), 1, 1, "", f"not a record, so it would be left out: {hint}")
+
+
 def kind_of(path: Path) -> str | None:
     """The record kind implied by the folder *path* sits in, if any."""
     return RECORD_DIRS.get(path.resolve().parent.name)
@@ -333,7 +410,7 @@ def _parse_one(
     problems = list(check_record(kind, doc, shown, taxonomy))
     record = None
     if not has_errors(problems):
-        record = _BUILDERS[kind].from_yaml(doc.data, shown)
+        record = _BUILDERS[kind].from_yaml(doc.data, taxonomy, shown)
         problems.extend(record_check(record, doc, taxonomy))
     name = record_name(kind, doc.data)
     idents = tuple(record_ids(kind, doc.data))
@@ -348,8 +425,13 @@ def _parse_chunk(chunk: list[tuple[str, Path, str]]) -> list[_Parsed]:
     return [_parse_one(kind, path, shown, _WORKER_TAXONOMY, keep_marks=False)[0] for kind, path, shown in chunk]
 
 
+def _worker_count() -> int:
+    """Processes that parse records at once: one per CPU, at most four."""
+    return min(os.cpu_count() or 1, 4)
+
+
 def _parse_all(items: list[tuple[str, Path, str]], taxonomy: Taxonomy) -> list[tuple[_Parsed, Document]]:
-    workers = min(os.cpu_count() or 1, 4)
+    workers = _worker_count()
     if len(items) < PARALLEL_THRESHOLD or workers < 2:
         out = []
         for kind, path, shown in items:
@@ -378,10 +460,11 @@ def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
     taxonomy = load_taxonomy(root)
     files = record_files(root)
     shown_of = _display_root(root)
+    strays = list(stray_files(root, shown_of))
     if extra:
         seen = {p.resolve() for _, p in files}
         files += [(k, p) for k, p in extra if p.resolve() not in seen]
-    loaded = Loaded(Corpus(root, taxonomy, (), (), ()), files=len(files))
+    loaded = Loaded(Corpus(root, taxonomy, (), (), ()), problems=strays, files=len(files))
     typed: dict[str, list[Any]] = {"paper": [], "exclusion": [], "audit": []}
     for parsed, doc in _parse_all([(kind, path, shown_of(path)) for kind, path in files], taxonomy):
         loaded.problems.extend(parsed.problems)

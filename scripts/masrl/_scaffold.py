@@ -8,6 +8,7 @@ candidate must not be added: its identifier or title is already in the corpus or
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import re
 from collections.abc import Iterable, Iterator
@@ -18,13 +19,13 @@ from masrl import _vocab as v
 from masrl._checks import record_ids
 from masrl._format import scalar, schema_line
 from masrl._records import Corpus
-from masrl._schema import ARXIV_PATTERN, DOI_PATTERN, KEY_PATTERN, PAPER, SUMMARY_MAX
+from masrl._schema import ARXIV_PATTERN, DOI_PATTERN, KEY_PATTERN, SUMMARY_MAX, specs
 from masrl._vocab import Taxonomy
 
 TITLE_SIMILARITY = 0.92  # normalised titles this close are the same work (catches case, punctuation, a typo)
 _ARXIV_IN_TEXT = re.compile(r"(\d{4}\.\d{4,5})(v\d+)?")
 _BIB_FIELDS = ("journal", "booktitle", "volume", "number", "pages", "publisher", "institution")
-# Tag fields the contributor fills in, in record order, with a hint shown above each.
+# Hints shown above the tag fields code knows; any other tag field is introduced by its description.
 _JUDGEMENT = {
     v.CATEGORY: "what kind of contribution",
     v.RL: "does it train with RL",
@@ -220,7 +221,9 @@ def _ids(kind: str, **fields: Any) -> Iterator[str]:
         yield ident
 
 
-def scaffold(candidate: Candidate, key: str, taxonomy: Taxonomy) -> str:
+def scaffold(
+    candidate: Candidate, key: str, taxonomy: Taxonomy, origin: str = "contributor", added: str | None = None
+) -> str:
     """Record text for *candidate*: facts filled in, judgement fields empty with their choices listed."""
     facts: dict[str, Any] = {
         "key": key,
@@ -235,13 +238,16 @@ def scaffold(candidate: Candidate, key: str, taxonomy: Taxonomy) -> str:
         "url": candidate.url,
         "entry_type": candidate.entry_type if candidate.entry_type in taxonomy.ids(v.ENTRY_TYPE) else "misc",
         "bibtex": candidate.bibtex or None,
+        v.ORIGIN: origin,
+        "added": added or dt.date.today().isoformat(),
     }
     lines = [
         schema_line("paper"),
         f"# Scaffolded from {candidate.source}. Fill in every empty field, then run:",
         f"#   masrl validate papers/{key}.yaml",
     ]
-    for spec in PAPER:
+    tag_names = {f.name for f in taxonomy.tag_fields("paper")}
+    for spec in specs("paper", taxonomy):
         name = spec.name
         if name in facts:
             value = facts[name]
@@ -261,11 +267,12 @@ def scaffold(candidate: Candidate, key: str, taxonomy: Taxonomy) -> str:
                 lines.extend(f"  {k}: {scalar(x)}" for k, x in value.items())
             else:
                 lines.append(f"{name}: {scalar(value)}")
-        elif name in _JUDGEMENT:
+        elif name in tag_names:
             choices = ", ".join(
                 f"{x.id} ({x.label})" if x.label.lower() != x.id else x.id for x in taxonomy[name].values
             )
-            lines.append(f"# {_JUDGEMENT[name]}: {choices}")
+            hint = _JUDGEMENT.get(name) or taxonomy[name].description.rstrip(".").lower()
+            lines.append(f"# {hint}{' (a list)' if taxonomy[name].multiple else ''}: {choices}")
             lines.append(f"{name}:")
         elif name == "strict_credit":
             lines.append("# true only if the method computes explicit credit at its credit unit")

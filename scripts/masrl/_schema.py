@@ -1,7 +1,9 @@
 """The shape of each record kind, defined once and used twice.
 
-:data:`PAPER`, :data:`EXCLUSION` and :data:`AUDIT` list every field a record may hold, in canonical
-order, with its type and, for tags, the taxonomy field whose values it takes. From these specs
+:func:`specs` lists every field a record of a kind may hold, in canonical order, with its type
+and, for tags, the taxonomy field whose values it takes. The fixed fields are written here; the tag
+fields are every field of ``taxonomy.yaml`` whose ``applies_to`` names the kind, so a field added
+there is a field of the records. From these specs
 
 * :func:`json_schema` writes the JSON Schema 2020-12 documents in ``schemas/`` that editors use to
   autocomplete and flag values, and
@@ -16,14 +18,16 @@ checked by ``masrl validate`` but left out of the static schema.
 from __future__ import annotations
 
 import datetime as dt
+import enum
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from functools import lru_cache
+from typing import Any, assert_never
 
 from masrl import _vocab as v
 from masrl._problems import Problem, did_you_mean, one_of
-from masrl._vocab import Taxonomy
+from masrl._vocab import Field, Taxonomy
 from masrl._yaml import Document
 
 # Every pattern ends in END rather than a bare "$": Python's "$" also matches before a final
@@ -53,18 +57,38 @@ def next_year() -> int:
     return dt.date.today().year + 1
 
 
+class Kind(enum.Enum):
+    """What a field holds. Every use dispatches with ``match`` and ends in ``assert_never``, so a
+    kind left unhandled is a type error, never a check silently skipped."""
+
+    TEXT = "text"
+    INT = "int"
+    BOOL = "bool"
+    ENUM = "enum"  # one id of the vocabulary field named by Spec.vocab
+    ENUM_LIST = "enum_list"
+    TEXT_LIST = "text_list"
+    URL = "url"
+    URL_LIST = "url_list"
+    DATE = "date"
+    MAPPING = "mapping"  # closed: the fields in Spec.children
+    KEYED = "keyed"  # keys from the vocabulary Spec.vocab (or convention ids), values shaped by children
+
+
+# The kind each list kind holds.
+ITEM_KIND = {Kind.ENUM_LIST: Kind.ENUM, Kind.TEXT_LIST: Kind.TEXT, Kind.URL_LIST: Kind.URL}
+
+
 @dataclass(frozen=True)
 class Spec:
     """One field of a record.
 
-    *kind* is one of ``text``, ``int``, ``bool``, ``enum``, ``enum_list``, ``text_list``, ``url``,
-    ``url_list``, ``date``, ``mapping`` (closed, fields in *children*) or ``keyed`` (keys taken
-    from the vocabulary *vocab*, or convention ids when *vocab* is ``"convention"``; every value
-    shaped by *children*, or text when *children* is empty).
+    *kind* says what it holds (:class:`Kind`); *vocab* names the taxonomy field whose ids an
+    ``ENUM``, ``ENUM_LIST`` or ``KEYED`` spec takes (``"convention"``: the convention ids), and
+    *children* the fields of a ``MAPPING`` or of each ``KEYED`` value (text when empty).
     """
 
     name: str
-    kind: str
+    kind: Kind
     description: str
     required: bool = False
     vocab: str | None = None
@@ -76,24 +100,28 @@ class Spec:
     minimum: int | None = None
     maximum: Callable[[], int] | None = None
     children: tuple[Spec, ...] = field(default_factory=tuple)
-    example: Any = None
 
 
 def _tag(name: str, description: str) -> Spec:
-    return Spec(name, "enum", description, required=True, vocab=name)
+    return Spec(name, Kind.ENUM, description, required=True, vocab=name)
+
+
+def tag_spec(f: Field) -> Spec:
+    """The spec of tag field *f*: one id of its values, or a list of them."""
+    return Spec(f.name, Kind.ENUM_LIST if f.multiple else Kind.ENUM, f.description, required=f.required, vocab=f.name)
 
 
 _BIBTEX_FIELDS = tuple(
-    Spec(name, "text", f"BibTeX `{name}` field.")
+    Spec(name, Kind.TEXT, f"BibTeX `{name}` field.")
     for name in ("journal", "booktitle", "volume", "number", "pages", "publisher", "institution", "howpublished")
 )
 
 _SUBDECISION = (
-    Spec("code", "enum", "How the entry makes this decision.", required=True, vocab=v.SUBDECISION_CODE),
-    Spec("basis", "enum", "Where the evidence was read.", required=True, vocab=v.EVIDENCE_BASIS),
+    Spec("code", Kind.ENUM, "How the entry makes this decision.", required=True, vocab=v.SUBDECISION_CODE),
+    Spec("basis", Kind.ENUM, "Where the evidence was read.", required=True, vocab=v.EVIDENCE_BASIS),
     Spec(
         "evidence",
-        "text",
+        Kind.TEXT,
         f"One sentence, in our own words, saying what in the source supports the code (at most {EVIDENCE_MAX} characters).",
         required=True,
         max_length=EVIDENCE_MAX,
@@ -101,24 +129,28 @@ _SUBDECISION = (
     ),
 )
 
-PAPER: tuple[Spec, ...] = (
+# The paper's fixed fields before its tag fields.
+_PAPER_HEAD: tuple[Spec, ...] = (
     Spec(
         "key",
-        "text",
+        Kind.TEXT,
         "Short unique id; the file is papers/<key>.yaml.",
         required=True,
         pattern=KEY_PATTERN,
         pattern_hint="lowercase letters and digits in words joined by '-', e.g. 'm-grpo'",
     ),
-    Spec("title", "text", "Full title as published.", required=True, max_length=TITLE_MAX),
+    Spec("title", Kind.TEXT, "Full title as published.", required=True, max_length=TITLE_MAX),
     Spec(
-        "authors", "text_list", "Authors as 'Last, First', in order; a team name for corporate authors.", required=True
+        "authors",
+        Kind.TEXT_LIST,
+        "Authors as 'Last, First', in order; a team name for corporate authors.",
+        required=True,
     ),
-    Spec("et_al", "bool", "True when the author list is truncated; citations then end with 'and others'."),
-    Spec("affiliation", "text", "Affiliation of the first author, or 'unknown'.", required=True),
+    Spec("et_al", Kind.BOOL, "True when the author list is truncated; citations then end with 'and others'."),
+    Spec("affiliation", Kind.TEXT, "Affiliation of the first author, or 'unknown'.", required=True),
     Spec(
         "year",
-        "int",
+        Kind.INT,
         f"Publication year ({MIN_YEAR} to next year).",
         required=True,
         minimum=MIN_YEAR,
@@ -126,47 +158,42 @@ PAPER: tuple[Spec, ...] = (
     ),
     Spec(
         "arxiv",
-        "text",
+        Kind.TEXT,
         'arXiv identifier, quoted, e.g. "2508.04652".',
         pattern=ARXIV_PATTERN,
         pattern_hint='an arXiv id such as "2508.04652" or "cs/0112017", quoted',
     ),
     Spec(
         "doi",
-        "text",
+        Kind.TEXT,
         "DOI, e.g. 10.1287/moor.27.4.819.297.",
         pattern=DOI_PATTERN,
         pattern_hint="a DOI such as '10.1145/3605764.3623985'",
     ),
-    Spec("venue", "text", "Where it appeared: conference, journal, 'arXiv', 'Blog Post', ...", required=True),
-    Spec("url", "url", "Canonical link (http or https).", required=True),
-    Spec("more_urls", "url_list", "Further links to the same work."),
-    Spec("entry_type", "enum", "BibTeX entry type for citations.", required=True, vocab=v.ENTRY_TYPE),
-    Spec("bibtex", "mapping", "Extra BibTeX fields for citations.", children=_BIBTEX_FIELDS),
-    _tag(v.CATEGORY, "What kind of contribution the entry is."),
-    _tag(v.RL, "Whether the entry trains with RL."),
-    _tag(v.REWARD_TYPE, "Main reward or evaluation signal; maps to a reward family R1-R8."),
-    _tag(v.CREDIT_UNIT, "Finest unit carrying reward, credit or signal, token to team."),
-    _tag(v.TOPOLOGY, "Orchestration form of the agent team."),
-    _tag(v.SCENARIO, "Main task domain."),
-    _tag(v.ROLE, "Weight the entry carries in the survey."),
-    _tag(v.VERIFIED, "How far the metadata was checked."),
-    _tag(v.EVIDENCE_KIND, "What kind of source it is."),
+    Spec("venue", Kind.TEXT, "Where it appeared: conference, journal, 'arXiv', 'Blog Post', ...", required=True),
+    Spec("url", Kind.URL, "Canonical link (http or https).", required=True),
+    Spec("more_urls", Kind.URL_LIST, "Further links to the same work."),
+    Spec("entry_type", Kind.ENUM, "BibTeX entry type for citations.", required=True, vocab=v.ENTRY_TYPE),
+    Spec("bibtex", Kind.MAPPING, "Extra BibTeX fields for citations.", children=_BIBTEX_FIELDS),
+)
+
+# After the paper's tag fields.
+_PAPER_TAIL: tuple[Spec, ...] = (
     Spec(
         "strict_credit",
-        "bool",
+        Kind.BOOL,
         "True when the method computes explicit credit at its credit unit (counterfactual, Shapley, leave-one-out, per-unit advantage).",
     ),
     Spec(
         "subdecisions",
-        "keyed",
+        Kind.KEYED,
         "Orchestration sub-decisions O1-O5 the entry learns or designs; {} when none.",
         vocab=v.SUBDECISION,
         children=_SUBDECISION,
     ),
     Spec(
         "summary",
-        "text",
+        Kind.TEXT,
         f"One sentence in our own words, at most {SUMMARY_MAX} characters.",
         required=True,
         max_length=SUMMARY_MAX,
@@ -174,104 +201,119 @@ PAPER: tuple[Spec, ...] = (
     ),
     Spec(
         "notes",
-        "text",
+        Kind.TEXT,
         f"Why the entry carries its tags, in our own words (at most {NOTE_MAX} characters).",
         max_length=NOTE_MAX,
         single_line=False,
     ),
-    Spec("exceptions", "keyed", "Conventions this entry knowingly breaks, each with its reason.", vocab="convention"),
-)
-
-# The tags a near-miss exclusion would carry had it been retained: the paper's own specs for the
-# fields below (so the two cannot drift), plus a short basis for the reading.
-RETAINED_FIELDS = (
-    v.CATEGORY,
-    v.RL,
-    v.REWARD_TYPE,
-    v.CREDIT_UNIT,
-    v.TOPOLOGY,
-    v.SCENARIO,
-    "strict_credit",
-    "subdecisions",
-)
-IF_RETAINED: tuple[Spec, ...] = (
-    *(s for name in RETAINED_FIELDS for s in PAPER if s.name == name),
     Spec(
-        "basis",
-        "text",
-        f"Why the entry would carry these tags, in our own words (at most {NOTE_MAX} characters).",
-        required=True,
-        max_length=NOTE_MAX,
-        single_line=False,
+        "exceptions", Kind.KEYED, "Conventions this entry knowingly breaks, each with its reason.", vocab="convention"
     ),
 )
 
-EXCLUSION: tuple[Spec, ...] = (
+_EXCLUSION_HEAD: tuple[Spec, ...] = (
     Spec(
         "id",
-        "text",
+        Kind.TEXT,
         "Record id; the file is exclusions/<id>.yaml.",
         required=True,
         pattern=EXCLUSION_ID_PATTERN,
         pattern_hint="'E' followed by at least three digits, e.g. 'E033'",
     ),
-    Spec("source", "text", "Where the record was found (arXiv, OpenReview, company docs, ...).", required=True),
-    Spec("query_family", "text", "The search query family that surfaced it.", required=True),
-    Spec("label", "text", "Screening label: the title of the work.", required=True, max_length=TITLE_MAX),
-    Spec("identifier", "text", "Source identifier, e.g. arXiv:2305.14325.", required=True),
-    Spec("url", "url", "Link to the record.", required=True),
-    Spec("date_screened", "date", "Date screened, YYYY-MM-DD.", required=True),
-    Spec("stage", "enum", "Screening stage at which it was excluded.", required=True, vocab=v.SCREENING_STAGE),
-    Spec("reasons", "enum_list", "Reason codes, most important first.", required=True, vocab=v.EXCLUSION_REASON),
+    Spec("source", Kind.TEXT, "Where the record was found (arXiv, OpenReview, company docs, ...).", required=True),
+    Spec("query_family", Kind.TEXT, "The search query family that surfaced it.", required=True),
+    Spec("label", Kind.TEXT, "Screening label: the title of the work.", required=True, max_length=TITLE_MAX),
+    Spec("identifier", Kind.TEXT, "Source identifier, e.g. arXiv:2305.14325.", required=True),
+    Spec("url", Kind.URL, "Link to the record.", required=True),
+    Spec("date_screened", Kind.DATE, "Date screened, YYYY-MM-DD.", required=True),
+    Spec("stage", Kind.ENUM, "Screening stage at which it was excluded.", required=True, vocab=v.SCREENING_STAGE),
+    Spec("reasons", Kind.ENUM_LIST, "Reason codes, most important first.", required=True, vocab=v.EXCLUSION_REASON),
+)
+
+_EXCLUSION_TAIL: tuple[Spec, ...] = (
     Spec(
         "note",
-        "text",
+        Kind.TEXT,
         f"One sentence in our own words on why it is out, at most {SUMMARY_MAX} characters.",
         required=True,
         max_length=SUMMARY_MAX,
         sentence=True,
     ),
-    Spec(
-        "if_retained",
-        "mapping",
-        "For a near miss: the tags the entry would carry if it were retained (read by the near_misses view of claims.yaml).",
-        children=IF_RETAINED,
-    ),
 )
+
+# A near miss's if_retained block: the tags the entry would carry had it been retained. Its fields
+# are the paper's own specs (so the two cannot drift), plus a short basis for the reading.
+RETAINED_TAGS = (v.CATEGORY, v.RL, v.REWARD_TYPE, v.CREDIT_UNIT, v.TOPOLOGY, v.SCENARIO)
+_RETAINED_BASIS = Spec(
+    "basis",
+    Kind.TEXT,
+    f"Why the entry would carry these tags, in our own words (at most {NOTE_MAX} characters).",
+    required=True,
+    max_length=NOTE_MAX,
+    single_line=False,
+)
+
+
+def _if_retained(taxonomy: Taxonomy) -> Spec:
+    tags = tuple(tag_spec(taxonomy[name]) for name in RETAINED_TAGS)
+    tail = tuple(s for s in _PAPER_TAIL if s.name in ("strict_credit", "subdecisions"))
+    return Spec(
+        "if_retained",
+        Kind.MAPPING,
+        "For a near miss: the tags the entry would carry if it were retained (read by the near_misses view of claims.yaml).",
+        children=(*tags, *tail, _RETAINED_BASIS),
+    )
+
 
 _READING = tuple(_tag(name, f"{name} as read.") for name in v.AUDITED_TAGS)
 
 AUDIT: tuple[Spec, ...] = (
     Spec(
         "key",
-        "text",
+        Kind.TEXT,
         "Key of the audited paper; the file is audits/<key>.yaml.",
         required=True,
         pattern=KEY_PATTERN,
         pattern_hint="a paper key such as 'm-grpo'",
     ),
-    Spec("first_reading", "mapping", "Tags of the original coding at audit time.", required=True, children=_READING),
+    Spec("first_reading", Kind.MAPPING, "Tags of the original coding at audit time.", required=True, children=_READING),
     Spec(
         "second_reading",
-        "mapping",
+        Kind.MAPPING,
         "Tags of the independent second reading.",
         required=True,
         children=(
             *_READING,
-            Spec("strict_credit", "bool", "Second reader's strict explicit-credit flag.", required=True),
+            Spec("strict_credit", Kind.BOOL, "Second reader's strict explicit-credit flag.", required=True),
         ),
     ),
-    Spec("verdict", "enum", "The second reader's verdict.", required=True, vocab=v.AUDIT_VERDICT),
+    Spec("verdict", Kind.ENUM, "The second reader's verdict.", required=True, vocab=v.AUDIT_VERDICT),
     Spec(
         "note",
-        "text",
+        Kind.TEXT,
         f"Our own note on the row (at most {NOTE_MAX} characters).",
         max_length=NOTE_MAX,
         single_line=False,
     ),
 )
 
-KINDS: dict[str, tuple[Spec, ...]] = {"paper": PAPER, "exclusion": EXCLUSION, "audit": AUDIT}
+# When the record entered the corpus: the survey's records carry the survey's cutoff.
+ADDED = Spec("added", Kind.DATE, "Date the record entered the corpus, YYYY-MM-DD.", required=True)
+
+RECORD_KINDS = ("paper", "exclusion", "audit")
+
+
+@lru_cache(maxsize=8)
+def specs(kind: str, taxonomy: Taxonomy) -> tuple[Spec, ...]:
+    """Every field a record of *kind* may hold, in canonical order; tag fields from *taxonomy*."""
+    tags = tuple(tag_spec(f) for f in taxonomy.tag_fields(kind))
+    if kind == "paper":
+        return (*_PAPER_HEAD, *tags, ADDED, *_PAPER_TAIL)
+    if kind == "exclusion":
+        return (*_EXCLUSION_HEAD, *tags, ADDED, *_EXCLUSION_TAIL, _if_retained(taxonomy))
+    if kind == "audit":
+        return AUDIT
+    raise ValueError(f"unknown record kind {kind!r}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -287,7 +329,7 @@ def json_schema(kind: str, taxonomy: Taxonomy) -> dict[str, Any]:
         "title": titles[kind],
         "description": f"Generated from taxonomy.yaml by `masrl schema`; do not edit. Taxonomy version {taxonomy.version}.",
     }
-    schema.update(_object(KINDS[kind], taxonomy))
+    schema.update(_object(specs(kind, taxonomy), taxonomy))
     return schema
 
 
@@ -326,56 +368,70 @@ def _text(spec: Spec) -> dict[str, Any]:
 
 def _property(spec: Spec, taxonomy: Taxonomy) -> dict[str, Any]:
     out: dict[str, Any] = {"description": spec.description}
-    kind = spec.kind
-    if kind == "text":
-        out.update(_text(spec))
-    elif kind == "int":
-        out.update({"type": "integer", "minimum": spec.minimum})
-    elif kind == "bool":
-        out["type"] = "boolean"
-    elif kind == "enum":
-        assert spec.vocab
-        out.update(_enum(spec.vocab, taxonomy))
-    elif kind == "enum_list":
-        assert spec.vocab
-        out.update({"type": "array", "items": _enum(spec.vocab, taxonomy), "minItems": 1, "uniqueItems": True})
-    elif kind == "text_list":
-        out.update(
-            {
-                "type": "array",
-                "items": {"type": "string", "minLength": 1, "pattern": SINGLE_LINE_PATTERN},
-                "minItems": 1,
-            }
-        )
-    elif kind == "url":
-        out.update({"type": "string", "pattern": URL_PATTERN})
-    elif kind == "url_list":
-        out.update(
-            {"type": "array", "items": {"type": "string", "pattern": URL_PATTERN}, "minItems": 1, "uniqueItems": True}
-        )
-    elif kind == "date":
-        out.update({"type": "string", "pattern": DATE_PATTERN, "format": "date"})
-    elif kind == "mapping":
-        out.update(_object(spec.children, taxonomy))
-    elif kind == "keyed":
-        keys = (
-            [c.id for c in taxonomy.conventions] if spec.vocab == "convention" else list(taxonomy.ids(spec.vocab or ""))
-        )
-        value = (
-            _object(spec.children, taxonomy)
-            if spec.children
-            else {"type": "string", "minLength": 1, "pattern": SINGLE_LINE_PATTERN}
-        )
-        out.update(
-            {
-                "type": "object",
-                "properties": {k: value for k in keys},
-                "additionalProperties": False,
-            }
-        )
-    else:  # pragma: no cover - a spec typo, caught by the schema tests
-        raise ValueError(f"unknown kind {kind!r}")
+    match spec.kind:
+        case Kind.TEXT:
+            out.update(_text(spec))
+        case Kind.INT:
+            out.update({"type": "integer", "minimum": spec.minimum})
+        case Kind.BOOL:
+            out["type"] = "boolean"
+        case Kind.ENUM:
+            out.update(_enum(_vocab(spec), taxonomy))
+        case Kind.ENUM_LIST:
+            out.update({"type": "array", "items": _enum(_vocab(spec), taxonomy), "minItems": 1, "uniqueItems": True})
+        case Kind.TEXT_LIST:
+            out.update(
+                {
+                    "type": "array",
+                    "items": {"type": "string", "minLength": 1, "pattern": SINGLE_LINE_PATTERN},
+                    "minItems": 1,
+                }
+            )
+        case Kind.URL:
+            out.update({"type": "string", "pattern": URL_PATTERN})
+        case Kind.URL_LIST:
+            out.update(
+                {
+                    "type": "array",
+                    "items": {"type": "string", "pattern": URL_PATTERN},
+                    "minItems": 1,
+                    "uniqueItems": True,
+                }
+            )
+        case Kind.DATE:
+            out.update({"type": "string", "pattern": DATE_PATTERN, "format": "date"})
+        case Kind.MAPPING:
+            out.update(_object(spec.children, taxonomy))
+        case Kind.KEYED:
+            value = (
+                _object(spec.children, taxonomy)
+                if spec.children
+                else {"type": "string", "minLength": 1, "pattern": SINGLE_LINE_PATTERN}
+            )
+            out.update(
+                {
+                    "type": "object",
+                    "properties": {k: value for k in allowed_keys(spec, taxonomy)},
+                    "additionalProperties": False,
+                }
+            )
+        case _:
+            assert_never(spec.kind)
     return out
+
+
+def _vocab(spec: Spec) -> str:
+    """The vocabulary field an enum spec takes its ids from (a spec without one is a code bug)."""
+    if spec.vocab is None:
+        raise ValueError(f"spec {spec.name!r} of kind {spec.kind.value} names no vocabulary")
+    return spec.vocab
+
+
+def allowed_keys(spec: Spec, taxonomy: Taxonomy) -> tuple[str, ...]:
+    """The keys a ``KEYED`` spec allows."""
+    if spec.vocab == "convention":
+        return tuple(c.id for c in taxonomy.conventions)
+    return taxonomy.ids(_vocab(spec))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -427,7 +483,7 @@ def _dotted(path: tuple[str | int, ...]) -> str:
 
 def check_record(kind: str, doc: Document, shown: str, taxonomy: Taxonomy) -> Iterator[Problem]:
     """Yield every problem of shape and vocabulary in one record of *kind*."""
-    yield from _check_mapping(KINDS[kind], doc.data, (), _Ctx(doc, shown, taxonomy))
+    yield from _check_mapping(specs(kind, taxonomy), doc.data, (), _Ctx(doc, shown, taxonomy))
 
 
 def _check_mapping(specs: tuple[Spec, ...], data: Any, path: tuple[str | int, ...], ctx: _Ctx) -> Iterator[Problem]:
@@ -447,46 +503,54 @@ def _check_mapping(specs: tuple[Spec, ...], data: Any, path: tuple[str | int, ..
 
 
 def _check_value(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx) -> Iterator[Problem]:
-    kind = spec.kind
     name = spec.name
-    if kind in ("text", "url", "date"):
-        yield from _check_text(spec, value, path, ctx)
-    elif kind == "int":
-        # JSON Schema counts 2025.0 as an integer, and so do we.
-        if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, float) and value.is_integer())):
-            yield ctx.problem(path, f"{name} must be a whole number, not {_what(value)}")
-            return
-        top = spec.maximum() if spec.maximum else None
-        if (spec.minimum is not None and value < spec.minimum) or (top is not None and value > top):
-            yield ctx.problem(path, f"{name} must lie between {spec.minimum} and {top}, not {value}")
-    elif kind == "bool":
-        if type(value) is not bool:
-            yield ctx.problem(path, f"{name} must be true or false, not {_what(value)}")
-    elif kind == "enum":
-        yield from _check_enum(spec, value, path, ctx)
-    elif kind in ("enum_list", "text_list", "url_list"):
-        if not isinstance(value, list):
-            yield ctx.problem(path, f"{name} must be a list, not {_what(value)}")
-            return
-        if not value:
-            yield ctx.problem(path, f"{name} must list at least one item")
-            return
-        item_kind = {"enum_list": "enum", "text_list": "text", "url_list": "url"}[kind]
-        item = Spec(name, item_kind, spec.description, vocab=spec.vocab)
-        seen: set[Any] = set()
-        for i, element in enumerate(value):
-            yield from _check_value(item, element, (*path, i), ctx)
-            if kind != "text_list" and isinstance(element, str):
-                if element in seen:
-                    yield ctx.problem((*path, i), f"{name} must not repeat {element!r}")
-                seen.add(element)
-    elif kind == "mapping":
-        if not isinstance(value, dict):
-            yield ctx.problem(path, f"{name} must be a mapping of field: value lines, not {_type_name(value)}")
-            return
-        yield from _check_mapping(spec.children, value, path, ctx)
-    elif kind == "keyed":
-        yield from _check_keyed(spec, value, path, ctx)
+    match spec.kind:
+        case Kind.TEXT | Kind.URL | Kind.DATE:
+            yield from _check_text(spec, value, path, ctx)
+        case Kind.INT:
+            # JSON Schema counts 2025.0 as an integer, and so do we.
+            if isinstance(value, bool) or not (
+                isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+            ):
+                yield ctx.problem(path, f"{name} must be a whole number, not {_what(value)}")
+                return
+            top = spec.maximum() if spec.maximum else None
+            if (spec.minimum is not None and value < spec.minimum) or (top is not None and value > top):
+                yield ctx.problem(path, f"{name} must lie between {spec.minimum} and {top}, not {value}")
+        case Kind.BOOL:
+            if type(value) is not bool:
+                yield ctx.problem(path, f"{name} must be true or false, not {_what(value)}")
+        case Kind.ENUM:
+            yield from _check_enum(spec, value, path, ctx)
+        case Kind.ENUM_LIST | Kind.TEXT_LIST | Kind.URL_LIST:
+            yield from _check_list(spec, value, path, ctx)
+        case Kind.MAPPING:
+            if not isinstance(value, dict):
+                yield ctx.problem(path, f"{name} must be a mapping of field: value lines, not {_type_name(value)}")
+                return
+            yield from _check_mapping(spec.children, value, path, ctx)
+        case Kind.KEYED:
+            yield from _check_keyed(spec, value, path, ctx)
+        case _:
+            assert_never(spec.kind)
+
+
+def _check_list(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx) -> Iterator[Problem]:
+    name = spec.name
+    if not isinstance(value, list):
+        yield ctx.problem(path, f"{name} must be a list, not {_what(value)}")
+        return
+    if not value:
+        yield ctx.problem(path, f"{name} must list at least one item")
+        return
+    item = Spec(name, ITEM_KIND[spec.kind], spec.description, vocab=spec.vocab)
+    seen: set[Any] = set()
+    for i, element in enumerate(value):
+        yield from _check_value(item, element, (*path, i), ctx)
+        if spec.kind is not Kind.TEXT_LIST and isinstance(element, str):
+            if element in seen:
+                yield ctx.problem((*path, i), f"{name} must not repeat {element!r}")
+            seen.add(element)
 
 
 def _check_text(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx) -> Iterator[Problem]:
@@ -508,9 +572,9 @@ def _check_text(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx) 
         yield ctx.problem(path, f"{name} must be at most {spec.max_length} characters, not {len(value)}")
     if spec.sentence and not value.rstrip().endswith((".", "!", "?")):
         yield ctx.problem(path, f"{name} must be one sentence ending with '.'")
-    if spec.kind == "url" and not re.match(URL_PATTERN, value):
+    if spec.kind is Kind.URL and not re.match(URL_PATTERN, value):
         yield ctx.problem(path, f"{name} must be an http(s) URL with no spaces, not {_show(value)}")
-    elif spec.kind == "date":
+    elif spec.kind is Kind.DATE:
         yield from _check_date(spec, value, path, ctx)
     elif spec.pattern and not re.match(spec.pattern, value):
         yield ctx.problem(path, f"{name} must be {spec.pattern_hint}, not {_show(value)}")
@@ -529,7 +593,7 @@ def _check_date(spec: Spec, value: str, path: tuple[str | int, ...], ctx: _Ctx) 
 
 
 def _check_enum(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx) -> Iterator[Problem]:
-    allowed = ctx.taxonomy.ids(spec.vocab or "")
+    allowed = ctx.taxonomy.ids(_vocab(spec))
     if isinstance(value, str) and value in allowed:
         return
     if isinstance(value, bool):
@@ -547,10 +611,7 @@ def _check_keyed(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx)
     if not isinstance(value, dict):
         yield ctx.problem(path, f"{name} must be a mapping, not {_what(value)}")
         return
-    if spec.vocab == "convention":
-        allowed = tuple(c.id for c in ctx.taxonomy.conventions)
-    else:
-        allowed = ctx.taxonomy.ids(spec.vocab or "")
+    allowed = allowed_keys(spec, ctx.taxonomy)
     for key, item in value.items():
         where = (*path, key)
         if key not in allowed:
@@ -564,4 +625,4 @@ def _check_keyed(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx)
                 continue
             yield from _check_mapping(spec.children, item, where, ctx)
         else:
-            yield from _check_text(Spec(f"{name}.{key}", "text", spec.description), item, where, ctx)
+            yield from _check_text(Spec(f"{name}.{key}", Kind.TEXT, spec.description), item, where, ctx)

@@ -18,68 +18,76 @@ import pandas as pd
 
 from masrl import _vocab as v
 from masrl._records import Corpus
+from masrl._vocab import Taxonomy
 
 STATS_FORMAT = "masrl-stats/1"
 
-# The fields counted for papers, with the vocabulary each takes its order from.
-PAPER_COUNTS = (
-    v.CATEGORY,
-    v.RL,
-    v.REWARD_TYPE,
-    v.REWARD_FAMILY,
-    v.CREDIT_UNIT,
-    v.TOPOLOGY,
-    v.SCENARIO,
-    v.ROLE,
-    v.VERIFIED,
-    v.EVIDENCE_KIND,
-)
-# Cross-tabs published in stats.json, as (row field, column field).
-CROSSTABS = (
-    (v.REWARD_TYPE, v.CREDIT_UNIT),
-    (v.TOPOLOGY, v.CREDIT_UNIT),
-    (v.REWARD_FAMILY, v.CREDIT_UNIT),
-    (v.CATEGORY, v.VERIFIED),
-)
 SUBDECISION_COLUMNS = ("O1", "O2", "O3", "O4", "O5")  # frame column per sub-decision id (checked below)
 
 
+def paper_counted(tax: Taxonomy) -> tuple[str, ...]:
+    """The paper fields counted in stats: every tag field, each derived field after its source."""
+    return tuple(f.name for f in tax.counted_fields("paper"))
+
+
 def papers_frame(corpus: Corpus) -> pd.DataFrame:
-    """One row per paper; tag columns are ordered categoricals over the taxonomy's values."""
+    """One row per paper; single-valued tag columns are ordered categoricals over the taxonomy's
+    values, and a field declared ``multiple`` holds a tuple of ids per row."""
     tax = corpus.taxonomy
     subdecisions = tax.ids(v.SUBDECISION)
+    fields = tax.counted_fields("paper")
     rows = []
     for p in corpus.papers:
-        row: dict[str, Any] = {
-            "key": p.key,
-            "title": p.title,
-            "year": p.year,
-            **{name: p.tag(name) for name in v.PAPER_TAGS},
-            v.REWARD_FAMILY: tax.family_of(p.reward_type),
-            "strict_credit": p.strict_credit,
-            "coded": p.subdecisions is not None,
-        }
+        row: dict[str, Any] = {"key": p.key, "title": p.title, "year": p.year}
+        for f in fields:
+            if f.derived_from is not None:
+                row[f.name] = tax.derive(f, p.tag(f.derived_from))
+            elif f.multiple:
+                row[f.name] = p.tag_values(f.name)
+            else:
+                row[f.name] = p.tags.get(f.name)
+        row["strict_credit"] = p.strict_credit
+        row["coded"] = p.subdecisions is not None
         for o in subdecisions:
             sub = (p.subdecisions or {}).get(o)
             row[o] = sub.code if sub else None
         rows.append(row)
-    columns = ["key", "title", "year", *v.PAPER_TAGS, v.REWARD_FAMILY, "strict_credit", "coded", *subdecisions]
+    columns = ["key", "title", "year", *(f.name for f in fields), "strict_credit", "coded", *subdecisions]
     frame = pd.DataFrame(rows, columns=columns)
-    for name in (*v.PAPER_TAGS, v.REWARD_FAMILY):
-        frame[name] = pd.Categorical(frame[name], categories=list(tax.ids(name)), ordered=True)
+    frame["strict_credit"] = frame["strict_credit"].astype(bool)  # an empty frame's column is object
+    frame["coded"] = frame["coded"].astype(bool)
+    for f in fields:
+        if not f.multiple:
+            frame[f.name] = pd.Categorical(frame[f.name], categories=list(f.ids), ordered=True)
     return frame
 
 
-def counts(frame: pd.DataFrame, field: str) -> dict[str, int]:
-    """Every value of *field* in taxonomy order with its count, zeros included."""
-    series = frame[field].value_counts(sort=False)
-    return {str(k): int(n) for k, n in series.items()}
+def _long(frame: pd.DataFrame, field: str, tax: Taxonomy) -> pd.Series:
+    """*field*'s column with one row per value: a multi-valued field is exploded."""
+    f = tax[field]
+    if not f.multiple:
+        return frame[field]
+    exploded = frame[field].explode()
+    return pd.Series(pd.Categorical(exploded.dropna(), categories=list(f.ids), ordered=True), dtype="category")
 
 
-def crosstab(frame: pd.DataFrame, rows: str, cols: str) -> dict[str, dict[str, int]]:
-    """``{row value: {column value: count}}`` over the full vocabularies of both fields."""
-    table = pd.crosstab(frame[rows], frame[cols], dropna=False)
-    return {str(r): {str(c): int(table.loc[r, c]) for c in table.columns} for r in table.index}
+def counts(frame: pd.DataFrame, field: str, tax: Taxonomy) -> dict[str, int]:
+    """Every value of *field* in taxonomy order with its count, zeros included. A paper counts
+    once under each value of a multi-valued field."""
+    series = _long(frame, field, tax).value_counts(sort=False)
+    return {str(k): int(series.get(k, 0)) for k in tax.ids(field)}
+
+
+def crosstab(frame: pd.DataFrame, rows: str, cols: str, tax: Taxonomy) -> dict[str, dict[str, int]]:
+    """``{row value: {column value: count}}`` over the full vocabularies of both fields; a paper
+    counts in every cell its values of multi-valued fields reach."""
+
+    def values(name: str) -> list[tuple[str, ...]]:
+        column = frame[name].tolist()
+        return [tuple(x) for x in column] if tax[name].multiple else [(str(x),) for x in column]
+
+    cells = Counter((r, c) for rs, cs in zip(values(rows), values(cols), strict=True) for r in rs for c in cs)
+    return {r: {c: cells[(r, c)] for c in tax.ids(cols)} for r in tax.ids(rows)}
 
 
 def by_year(frame: pd.DataFrame) -> dict[str, dict[str, int]]:
@@ -91,9 +99,9 @@ def by_year(frame: pd.DataFrame) -> dict[str, dict[str, int]]:
     return {str(y): {str(c): int(table.loc[y, c]) for c in table.columns} for y in table.index}
 
 
-def strict_counts(frame: pd.DataFrame) -> dict[str, int]:
+def strict_counts(frame: pd.DataFrame, tax: Taxonomy) -> dict[str, int]:
     """Entries with strict explicit credit, per credit unit (zeros kept)."""
-    return counts(frame[frame["strict_credit"]], v.CREDIT_UNIT)
+    return counts(frame.loc[frame["strict_credit"]], v.CREDIT_UNIT, tax)
 
 
 def subdecision_coverage(corpus: Corpus) -> dict[str, Any]:
@@ -183,9 +191,9 @@ def compute(corpus: Corpus) -> dict[str, Any]:
         "excluded": len(corpus.exclusions),
         "identified": flow["identified"],
         "audited": len(corpus.audits),
-        "counts": {name: counts(frame, name) for name in PAPER_COUNTS},
-        "strict_credit": strict_counts(frame),
-        "crosstabs": {f"{r} x {c}": crosstab(frame, r, c) for r, c in CROSSTABS},
+        "counts": {name: counts(frame, name, tax) for name in paper_counted(tax)},
+        "strict_credit": strict_counts(frame, tax),
+        "crosstabs": {f"{r} x {c}": crosstab(frame, r, c, tax) for r, c in tax.crosstabs},
         "by_year": by_year(frame),
         "screening": flow,
         "subdecisions": subdecision_coverage(corpus),
@@ -196,7 +204,7 @@ def compute(corpus: Corpus) -> dict[str, Any]:
     return result
 
 
-def stats_schema(tax: Any) -> dict[str, Any]:
+def stats_schema(tax: Taxonomy) -> dict[str, Any]:
     """JSON Schema 2020-12 describing the document :func:`compute` returns (plus ``claims``)."""
 
     def tally(field: str, what: str) -> dict[str, Any]:
@@ -272,21 +280,21 @@ def stats_schema(tax: Any) -> dict[str, Any]:
                 "description": "Entries per value of every controlled field.",
                 "type": "object",
                 "properties": {
-                    **{f: tally(f, "Papers") for f in PAPER_COUNTS},
+                    **{f: tally(f, "Papers") for f in paper_counted(tax)},
                     v.SCREENING_STAGE: tally(v.SCREENING_STAGE, "Exclusions per stage"),
                     v.EXCLUSION_REASON: tally(
                         v.EXCLUSION_REASON, "Exclusions carrying each reason (a record may carry several)"
                     ),
                 },
-                "required": [*PAPER_COUNTS, v.SCREENING_STAGE, v.EXCLUSION_REASON],
+                "required": [*paper_counted(tax), v.SCREENING_STAGE, v.EXCLUSION_REASON],
                 "additionalProperties": False,
             },
             "strict_credit": tally(v.CREDIT_UNIT, "Papers with strict explicit credit, per credit unit"),
             "crosstabs": {
                 "description": 'Cross-tabulations keyed "<row field> x <column field>".',
                 "type": "object",
-                "properties": {f"{r} x {c}": table(r, c) for r, c in CROSSTABS},
-                "required": [f"{r} x {c}" for r, c in CROSSTABS],
+                "properties": {f"{r} x {c}": table(r, c) for r, c in tax.crosstabs},
+                "required": [f"{r} x {c}" for r, c in tax.crosstabs],
                 "additionalProperties": False,
             },
             "by_year": {

@@ -48,6 +48,17 @@ def _title(rng: random.Random) -> str:
     return " ".join(w.capitalize() if i == 0 else w for i, w in enumerate(words))
 
 
+_ADDED = "2026-05-04"
+
+
+def _tags(kind: str, rng: random.Random, taxonomy: Taxonomy) -> dict[str, Any]:
+    """A value for every tag field of *kind*: one id, or a non-empty sample for a list field."""
+    out: dict[str, Any] = {}
+    for f in taxonomy.tag_fields(kind):
+        out[f.name] = rng.sample(f.ids, rng.randint(1, min(2, len(f.ids)))) if f.multiple else rng.choice(f.ids)
+    return out
+
+
 def synthetic_paper(i: int, rng: random.Random, taxonomy: Taxonomy) -> dict[str, Any]:
     """A valid paper record numbered *i*."""
 
@@ -70,15 +81,12 @@ def synthetic_paper(i: int, rng: random.Random, taxonomy: Taxonomy) -> dict[str,
         "venue": "arXiv",
         "url": f"https://arxiv.org/abs/{arxiv}",
         "entry_type": "article",
-        "category": category,
-        "rl": rl,
-        "reward_type": pick(v.REWARD_TYPE),
-        "credit_unit": credit,
-        "topology": pick(v.TOPOLOGY),
-        "scenario": pick(v.SCENARIO),
-        "role": role,
-        "verified": pick(v.VERIFIED),
-        "evidence_kind": pick(v.EVIDENCE_KIND),
+        **_tags("paper", rng, taxonomy),
+        v.CATEGORY: category,
+        v.RL: rl,
+        v.CREDIT_UNIT: credit,
+        v.ROLE: role,
+        "added": _ADDED,
         "strict_credit": credit != v.NA and rng.random() < 0.3,
     }
     if category in taxonomy.subdecisions_required_for or rng.random() < 0.2:
@@ -105,6 +113,8 @@ def synthetic_exclusion(i: int, rng: random.Random, taxonomy: Taxonomy) -> dict[
         "date_screened": "2026-04-26",
         "stage": rng.choice(taxonomy.ids(v.SCREENING_STAGE)),
         "reasons": rng.sample(taxonomy.ids(v.EXCLUSION_REASON), 2),
+        **_tags("exclusion", rng, taxonomy),
+        "added": _ADDED,
         "note": "Synthetic exclusion for benchmarks.",
     }
 

@@ -35,7 +35,7 @@ from masrl import _vocab as v
 from masrl._problems import did_you_mean, one_of
 from masrl._records import Corpus, Exclusion, Paper
 
-SURVEY = "survey"  # origin of the survey's own records: the snapshot
+SURVEY = v.SURVEY  # origin of the survey's own records: the snapshot
 SNAPSHOT, LIVING = "snapshot", "living"
 POPULATIONS = (SNAPSHOT, LIVING)  # what a claim may be about
 POPULATION = "population"  # a view's records: the claim's own population
@@ -44,14 +44,9 @@ VIEW_FIELDS = ("id", "label", "description", "records", "apply")
 ID_PATTERN = "lowercase letters, digits and '_', e.g. 'second_reader'"
 
 
-def origin_of(record: Any) -> str:
-    """Where *record* came from: ``survey``, ``contributor`` or ``discovery``.
-
-    Records without an origin are the survey's (the field is added to records later; until
-    then every record is part of the snapshot).
-    """
-    origin = getattr(record, "origin", None)
-    return origin if isinstance(origin, str) and origin else SURVEY
+def origin_of(record: Paper | Exclusion) -> str:
+    """Where *record* came from: ``survey``, ``contributor`` or ``discovery``."""
+    return record.origin
 
 
 @dataclass(frozen=True)
@@ -97,9 +92,13 @@ def population(corpus: Corpus, name: str) -> Corpus:
     return dataclasses.replace(corpus, papers=papers, exclusions=exclusions, audits=audits)
 
 
-def _retag(paper: Paper, tags: Mapping[str, Any]) -> Paper:
-    """*paper* with some tag fields (or ``strict_credit``) read differently."""
-    return dataclasses.replace(paper, **tags)
+def _retag(paper: Paper, tags: Mapping[str, str], strict: bool | None = None) -> Paper:
+    """*paper* with some tag fields (and perhaps its strict-credit flag) read differently."""
+    return dataclasses.replace(
+        paper,
+        tags={**paper.tags, **tags},
+        strict_credit=paper.strict_credit if strict is None else strict,
+    )
 
 
 def second_reading(corpus: Corpus) -> Corpus:
@@ -108,9 +107,7 @@ def second_reading(corpus: Corpus) -> Corpus:
     if not audits:
         return corpus
     papers = tuple(
-        _retag(p, {**audits[p.key].second_reading, "strict_credit": audits[p.key].strict_credit})
-        if p.key in audits
-        else p
+        _retag(p, audits[p.key].second_reading, audits[p.key].strict_credit) if p.key in audits else p
         for p in corpus.papers
     )
     return dataclasses.replace(corpus, papers=papers)
@@ -125,25 +122,30 @@ def as_paper(exclusion: Exclusion) -> Paper:
     """
     retained = exclusion.if_retained
     assert retained is not None
-    data: dict[str, Any] = {
-        "key": exclusion.id,
-        "title": exclusion.label,
-        "authors": (),
-        "affiliation": "",
-        "year": 0,
-        "venue": exclusion.source,
-        "url": exclusion.url,
-        "entry_type": "misc",
-        # Not part of the block: left empty (None), so counts of these fields skip the entry.
-        v.ROLE: None,
-        v.VERIFIED: None,
-        v.EVIDENCE_KIND: None,
-        **retained.tags,
-        "strict_credit": retained.strict_credit,
-        "summary": retained.basis,
-    }
-    paper = Paper.from_yaml(data, exclusion.path)
-    return dataclasses.replace(paper, subdecisions=retained.subdecisions)
+    return Paper(
+        key=exclusion.id,
+        title=exclusion.label,
+        authors=(),
+        et_al=False,
+        affiliation="",
+        year=0,
+        arxiv=None,
+        doi=None,
+        venue=exclusion.source,
+        url=exclusion.url,
+        more_urls=(),
+        entry_type="misc",
+        bibtex={},
+        # Only the block's tags and the exclusion's origin: counts of other fields skip the entry.
+        tags={v.ORIGIN: exclusion.origin, **retained.tags},
+        added=exclusion.added,
+        strict_credit=retained.strict_credit,
+        subdecisions=retained.subdecisions,
+        summary=retained.basis,
+        notes=None,
+        exceptions={},
+        path=exclusion.path,
+    )
 
 
 def near_misses(corpus: Corpus) -> Corpus:

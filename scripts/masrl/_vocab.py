@@ -8,6 +8,7 @@ disable a rule.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -38,8 +39,13 @@ SCREENING_STAGE = "screening_stage"
 EXCLUSION_REASON = "exclusion_reason"
 AUDIT_VERDICT = "audit_verdict"
 
-# The tag fields a paper record carries, in display order.
-PAPER_TAGS = (CATEGORY, RL, REWARD_TYPE, CREDIT_UNIT, TOPOLOGY, SCENARIO, ROLE, VERIFIED, EVIDENCE_KIND)
+ORIGIN = "origin"  # where a record came from: the survey's tables, a contributor, a discovery round
+
+# Record kinds a tag field may apply to (``applies_to:`` in taxonomy.yaml).
+TAGGED_KINDS = ("paper", "exclusion")
+# The tag fields that code names (rules, figures, page kinds). taxonomy.yaml may declare more tag
+# fields; these must exist, apply to papers, be required and hold one value each (checked at load).
+PAPER_TAGS = (CATEGORY, RL, REWARD_TYPE, CREDIT_UNIT, TOPOLOGY, SCENARIO, ROLE, VERIFIED, EVIDENCE_KIND, ORIGIN)
 # The tag fields the spot-check audit compares, and the verdict naming each disagreement.
 AUDITED_TAGS = (CATEGORY, RL, REWARD_TYPE, CREDIT_UNIT, TOPOLOGY)
 DISAGREE_VERDICT = {
@@ -57,6 +63,7 @@ LEARNED = "learned"  # subdecision_code: an RL/post-training update shapes the d
 INDUSTRY = "industry"  # category read only as public evidence
 CASE = "case"  # role of industrial evidence
 NO_TEAM_CATEGORIES = ("benchmark", "survey")  # categories that describe no agent team
+SURVEY = "survey"  # origin of the records taken from the survey's tables: the snapshot
 AGREE_VERDICTS = ("agree", "agree_with_note")  # audit verdicts that assert identical readings
 
 _REQUIRED_VALUES = {
@@ -67,6 +74,7 @@ _REQUIRED_VALUES = {
     REWARD_TYPE: (NA,),
     CREDIT_UNIT: (NA,),
     TOPOLOGY: (NA,),
+    ORIGIN: (SURVEY,),
     AUDIT_VERDICT: (*AGREE_VERDICTS, *DISAGREE_VERDICT.values()),
 }
 _FIELDS_NEEDED = (
@@ -101,11 +109,23 @@ class Value:
 
 @dataclass(frozen=True)
 class Field:
+    """One field of the vocabulary.
+
+    A *tag field* names the record kinds that carry it in *applies_to*; it is *required* or not,
+    and holds one value or, when *multiple*, a list. *table* puts it in the site's papers table
+    as a column and a filter. A *derived* field is never written in a record: each value of the
+    field it is *derived_from* names its value through the ``family`` key.
+    """
+
     name: str
     label: str
     description: str
     values: tuple[Value, ...]
     derived_from: str | None = None
+    applies_to: tuple[str, ...] = ()
+    required: bool = False
+    multiple: bool = False
+    table: bool = False
 
     @cached_property
     def ids(self) -> tuple[str, ...]:
@@ -117,9 +137,6 @@ class Field:
                 return v
         raise KeyError(value_id)
 
-    def label_of(self, value_id: str) -> str:
-        return self.value(value_id).label
-
 
 @dataclass(frozen=True)
 class Convention:
@@ -127,18 +144,38 @@ class Convention:
     description: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared by identity, so specs derived from it can be cached
 class Taxonomy:
     version: int
     fields: dict[str, Field]
     subdecisions_required_for: tuple[str, ...]
     conventions: tuple[Convention, ...]
+    crosstabs: tuple[tuple[str, str], ...] = ()
 
     def __getitem__(self, name: str) -> Field:
         return self.fields[name]
 
     def ids(self, name: str) -> tuple[str, ...]:
         return self.fields[name].ids
+
+    def tag_fields(self, kind: str) -> tuple[Field, ...]:
+        """The tag fields records of *kind* carry, in taxonomy order."""
+        return tuple(f for f in self.fields.values() if kind in f.applies_to)
+
+    def counted_fields(self, kind: str) -> tuple[Field, ...]:
+        """Tag fields of *kind* with each derived field right after the field it derives from."""
+        out: list[Field] = []
+        for f in self.tag_fields(kind):
+            out.append(f)
+            out.extend(d for d in self.fields.values() if d.derived_from == f.name)
+        return tuple(out)
+
+    def derive(self, field: Field, value: str) -> str:
+        """The value of derived *field* for *value* of the field it derives from."""
+        assert field.derived_from is not None
+        derived = self.fields[field.derived_from].value(value).family
+        assert derived is not None  # checked at load
+        return derived
 
     def family_of(self, reward_type: str) -> str:
         family = self.fields[REWARD_TYPE].value(reward_type).family
@@ -220,7 +257,9 @@ def _check(doc: Document, shown: str) -> Iterator[Problem]:
         for needed in _REQUIRED_VALUES.get(name, ()):
             if needed not in seen:
                 yield at(("fields", name, "values"), f"value '{needed}' must exist; rules depend on it")
-    yield from _check_families(fields, at)
+    yield from _check_tag_fields(fields, at)
+    yield from _check_derived(fields, at)
+    yield from _check_crosstabs(data.get("crosstabs", []), fields, at)
     required_for = data.get("subdecisions_required_for", [])
     categories = _ids(fields.get(CATEGORY))
     if not isinstance(required_for, list) or not all(c in categories for c in required_for):
@@ -242,17 +281,92 @@ def _ids(spec: Any) -> set[str]:
     return {v["id"] for v in spec["values"] if isinstance(v, dict) and isinstance(v.get("id"), str)}
 
 
-def _check_families(fields: dict[str, Any], at: Any) -> Iterator[Problem]:
-    families = _ids(fields.get(REWARD_FAMILY))
-    spec = fields.get(REWARD_TYPE)
-    if not isinstance(spec, dict) or not isinstance(spec.get("values"), list):
-        return
-    for i, value in enumerate(spec["values"]):
-        if isinstance(value, dict) and value.get("family") not in families:
+# Names a tag field may not take: the fixed fields of paper and exclusion records
+# (masrl._schema's specs; tests/test_schema.py holds the two lists together).
+RESERVED_NAMES = frozenset(
+    {
+        *("key", "title", "authors", "et_al", "affiliation", "year", "arxiv", "doi", "venue", "url", "more_urls"),
+        *("code", "entry_type", "bibtex", "added", "strict_credit", "subdecisions", "summary", "notes", "exceptions"),
+        *("id", "source", "query_family", "label", "identifier", "date_screened", "stage", "reasons", "note"),
+        "if_retained",
+    }
+)
+_FIELD_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def _check_tag_fields(fields: dict[str, Any], at: Any) -> Iterator[Problem]:
+    for name, spec in fields.items():
+        if not isinstance(spec, dict):
+            continue
+        applies = spec.get("applies_to", [])
+        if (
+            not isinstance(applies, list)
+            or not all(k in TAGGED_KINDS for k in applies)
+            or len(set(applies)) != len(applies)
+        ):
             yield at(
-                ("fields", REWARD_TYPE, "values", i, "family"),
-                f"family must be one of the reward_family ids: {', '.join(sorted(families))}",
+                ("fields", name, "applies_to"), f"applies_to must be a list of record kinds: {', '.join(TAGGED_KINDS)}"
             )
+            continue
+        for key in ("required", "multiple", "table"):
+            if key in spec and not isinstance(spec[key], bool):
+                yield at(("fields", name, key), f"{key} must be true or false")
+        if not applies:
+            # A derived field may still be a column of the papers table; nothing else applies to it.
+            for key in ("required", "multiple") if spec.get("derived_from") else ("required", "multiple", "table"):
+                if key in spec:
+                    yield at(("fields", name, key), f"{key} needs applies_to: it describes a field records carry")
+            continue
+        if not _FIELD_NAME.match(name):
+            yield at(
+                ("fields", name), "a tag field's name must be lowercase letters, digits and '_', starting with a letter"
+            )
+        elif name in RESERVED_NAMES:
+            yield at(("fields", name), f"'{name}' is a fixed field of the records; give the tag field another name")
+        if spec.get("derived_from") is not None:
+            yield at(("fields", name, "applies_to"), "a derived field is never written in a record; drop applies_to")
+    for name in PAPER_TAGS:
+        spec = fields.get(name)
+        if not isinstance(spec, dict):
+            continue
+        if "paper" not in (spec.get("applies_to") or []) or spec.get("required") is not True or spec.get("multiple"):
+            yield at(
+                ("fields", name),
+                f"field '{name}' must apply to papers, be required and hold one value (applies_to: [paper], required: true); rules use it",
+            )
+
+
+def _check_derived(fields: dict[str, Any], at: Any) -> Iterator[Problem]:
+    for name, spec in fields.items():
+        if not isinstance(spec, dict) or spec.get("derived_from") is None:
+            continue
+        source = fields.get(spec["derived_from"])
+        if not isinstance(source, dict) or not source.get("applies_to") or source.get("multiple"):
+            yield at(("fields", name, "derived_from"), "derived_from must name a single-valued tag field")
+            continue
+        targets = _ids(spec)
+        for i, value in enumerate(source.get("values") or []):
+            if isinstance(value, dict) and value.get("family") not in targets:
+                yield at(
+                    ("fields", spec["derived_from"], "values", i, "family"),
+                    f"family must be one of the {name} ids: {', '.join(sorted(targets))}",
+                )
+
+
+def _check_crosstabs(crosstabs: Any, fields: dict[str, Any], at: Any) -> Iterator[Problem]:
+    def counted(name: Any) -> bool:
+        spec = fields.get(name) if isinstance(name, str) else None
+        if not isinstance(spec, dict):
+            return False
+        source = fields.get(spec.get("derived_from") or "", spec)
+        return isinstance(source, dict) and "paper" in (source.get("applies_to") or [])
+
+    if not isinstance(crosstabs, list):
+        yield at(("crosstabs",), "crosstabs must be a list of [row field, column field] pairs")
+        return
+    for i, pair in enumerate(crosstabs):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(counted(n) for n in pair)):
+            yield at(("crosstabs", i), "each cross-tab must be [row field, column field], both fields papers carry")
 
 
 def _build(data: dict[str, Any]) -> Taxonomy:
@@ -263,6 +377,10 @@ def _build(data: dict[str, Any]) -> Taxonomy:
             description=" ".join(spec["description"].split()),
             values=tuple(Value(v["id"], v["label"], v["definition"], v.get("family")) for v in spec["values"]),
             derived_from=spec.get("derived_from"),
+            applies_to=tuple(spec.get("applies_to", ())),
+            required=spec.get("required", False),
+            multiple=spec.get("multiple", False),
+            table=spec.get("table", False),
         )
         for name, spec in data["fields"].items()
     }
@@ -271,4 +389,5 @@ def _build(data: dict[str, Any]) -> Taxonomy:
         fields=fields,
         subdecisions_required_for=tuple(data.get("subdecisions_required_for", [])),
         conventions=tuple(Convention(c["id"], c["description"]) for c in data.get("conventions", [])),
+        crosstabs=tuple((r, c) for r, c in data.get("crosstabs", [])),
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from masrl._cli_common import root_of, taxonomy_failures
-from masrl._schema import KINDS, json_schema
+from masrl._schema import RECORD_KINDS, json_schema
 from masrl._vocab import Taxonomy, load_taxonomy
 from masrl._writer import write_all
 
@@ -25,7 +25,7 @@ def render_schemas(taxonomy: Taxonomy) -> dict[str, str]:
 
     out = {
         schema_path(kind): json.dumps(json_schema(kind, taxonomy), indent=2, ensure_ascii=False) + "\n"
-        for kind in KINDS
+        for kind in RECORD_KINDS
     }
     out[schema_path("stats")] = json.dumps(stats_schema(taxonomy), indent=2, ensure_ascii=False) + "\n"
     return out
