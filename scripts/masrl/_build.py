@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from masrl._claims import Outcome, StressRow, evaluate_claims, load_ledger, stress, stress_display
+from masrl._claims import Outcome, Readings, StressRow, evaluate_claims, load_ledger, stress, stress_display
 from masrl._problems import Problem
 from masrl._records import Corpus, Loaded, load_corpus
 
@@ -75,9 +75,10 @@ def analyse(root: Path, *, strict: bool = True) -> Analysis:
         raise BuildError(problems, 1)
     stats = _stats.compute(loaded.corpus)
     frame = _stats.papers_frame(loaded.corpus)
-    outcomes = evaluate_claims(ledger.claims, loaded.corpus, frame, stats)
+    readings = Readings(loaded.corpus, frame, stats)
+    outcomes = evaluate_claims(ledger.claims, readings)
     stats["claims"] = [o.as_json() for o in outcomes]
-    table = stress(outcomes, ledger.views, loaded.corpus, frame, stats)
+    table = stress(outcomes, ledger.views, readings)
     return Analysis(loaded, stats, outcomes, frame, ledger.views, table)
 
 

@@ -336,15 +336,28 @@ def _reading(corpus: Corpus) -> tuple[pd.DataFrame, dict[str, Any]]:
     return frame, {"counts": tallies}
 
 
-class _Readings:
-    """Frames and counts per distinct set of records, each computed once.
+class Readings:
+    """The records of every population and view, with their frames and counts, each made once.
 
     Views that change nothing return the very corpus they were given, so on a corpus of survey
     records only the snapshot and the living corpus share one reading.
     """
 
     def __init__(self, corpus: Corpus, frame: pd.DataFrame, stats: dict[str, Any]) -> None:
+        self.corpus = corpus
         self._seen: dict[int, tuple[Corpus, pd.DataFrame, dict[str, Any]]] = {id(corpus): (corpus, frame, stats)}
+        self._records: dict[tuple[str, tuple[str, ...]], Corpus] = {}
+
+    def records(self, population: str, transforms: tuple[str, ...] = ()) -> Corpus:
+        """The records of *population* after *transforms*, applied in order (see :mod:`masrl._views`)."""
+        key = (population, transforms)
+        if key not in self._records:
+            if transforms:
+                out = self.records(population, transforms[:-1])
+                self._records[key] = _views.TRANSFORMS[transforms[-1]][0](out)
+            else:
+                self._records[key] = _views.population(self.corpus, population)
+        return self._records[key]
 
     def of(self, corpus: Corpus) -> tuple[pd.DataFrame, dict[str, Any]]:
         if id(corpus) not in self._seen:
@@ -353,12 +366,11 @@ class _Readings:
         return frame, stats
 
 
-def evaluate_claims(claims: list[Claim], corpus: Corpus, frame: pd.DataFrame, stats: dict[str, Any]) -> list[Outcome]:
-    """Evaluate every claim on its own population of *corpus* (*frame* and *stats* describe all of it)."""
-    readings = _Readings(corpus, frame, stats)
+def evaluate_claims(claims: list[Claim], readings: Readings) -> list[Outcome]:
+    """Evaluate every claim on its own population."""
     outcomes = []
     for claim in claims:
-        records = _views.population(corpus, claim.population)
+        records = readings.records(claim.population)
         outcomes.extend(evaluate([claim], records, *readings.of(records)))
     return outcomes
 
@@ -460,24 +472,18 @@ def moves(before: Any, after: Any) -> tuple[Move, ...]:
     )
 
 
-def stress(
-    outcomes: list[Outcome], views: tuple[View, ...], corpus: Corpus, frame: pd.DataFrame, stats: dict[str, Any]
-) -> list[StressRow]:
+def stress(outcomes: list[Outcome], views: tuple[View, ...], readings: Readings) -> list[StressRow]:
     """Every claim of *outcomes* evaluated under every view of *views*.
 
     Each cell holds the claim's value under the view, whether it equals the expected value, and
     the rows that read differently from the claim's own population.
     """
-    readings = _Readings(corpus, frame, stats)
-    applied: dict[tuple[str, str], Corpus] = {}
     table = []
     for outcome in outcomes:
         claim = outcome.claim
         cells = []
         for view in views:
-            records = applied.get((view.id, claim.population))
-            if records is None:
-                records = applied[(view.id, claim.population)] = _views.apply(view, corpus, claim.population)
+            records = readings.records(view.starts_from(claim.population), view.apply)
             actual, rows = _run(claim.query, records, *readings.of(records))
             cells.append(Cell(view, actual, actual == claim.expected, rows, moves(outcome.rows, rows)))
         table.append(StressRow(outcome, tuple(cells)))

@@ -184,14 +184,6 @@ TRANSFORMS: dict[str, tuple[Callable[[Corpus], Corpus], str]] = {
 }
 
 
-def apply(view: View, corpus: Corpus, claim_population: str) -> Corpus:
-    """The records *view* reads for a claim about *claim_population*."""
-    out = population(corpus, view.starts_from(claim_population))
-    for name in view.apply:
-        out = TRANSFORMS[name][0](out)
-    return out
-
-
 def check_views(data: Any, at: Callable[[tuple[str | int, ...], str], Any]) -> Iterator[Any]:
     """Problems in the ``views:`` list of claims.yaml; *at* builds a problem at a path."""
     if not isinstance(data, list) or not data:
