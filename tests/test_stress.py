@@ -9,6 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import REPO, assert_golden, fixture_corpus, replace_line
 from masrl import _views
@@ -257,3 +260,50 @@ def test_no_near_miss_adds_strict_message_or_orchestrator_credit(real: Analysis,
     assert near.holds
     assert near.moves == ()
     assert near.actual == cell(real, claim, "snapshot").actual
+
+
+# ---------------------------------------------------------------------------------------------
+# Property: any views list is either refused with problems or read into valid views
+
+
+_field_values = (
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.sampled_from(["snapshot", "living", "population", "everything", "v", "second_reader", "A view.", "", "x\ny"])
+)
+_apply_values = _field_values | st.lists(st.sampled_from([*_views.TRANSFORMS, "strict", 3]), max_size=3)
+_view = st.dictionaries(
+    st.sampled_from(["id", "label", "description", "records", "apply", "extra"]),
+    _field_values | _apply_values,
+    max_size=6,
+)
+
+
+_valid_view = st.fixed_dictionaries(
+    {
+        "id": st.sampled_from(["a", "b_2", "snapshot"]),
+        "label": st.just("A view"),
+        "description": st.just("A reading."),
+        "records": st.sampled_from(_views.RECORDS),
+    },
+    optional={"apply": st.lists(st.sampled_from(list(_views.TRANSFORMS)), max_size=3)},
+)
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(views=st.lists(_view | _valid_view, max_size=3) | _field_values)
+def test_any_views_list_is_refused_or_read(tmp_path: Path, views: Any) -> None:
+    (tmp_path / "claims.yaml").write_text(yaml.safe_dump({"claims": [], "views": views}), "utf-8")
+    ledger, problems = load_ledger(tmp_path, TAX)
+    if problems:
+        assert all(p.path == "claims.yaml" and p.line >= 1 for p in problems)
+        assert ledger.views == _views.DEFAULT_VIEWS
+    else:
+        assert ledger.views
+        for view in ledger.views:
+            assert view.records in _views.RECORDS
+            assert set(view.apply) <= set(_views.TRANSFORMS)
+            assert view.label.strip()
+            assert view.description.strip()
+        assert len({view.id for view in ledger.views}) == len(ledger.views)
