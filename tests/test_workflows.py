@@ -148,6 +148,20 @@ def test_zizmor_policy(tmp_path: Path, text: str, expected: set[str]) -> None:
     assert (code == 0) == (not expected), log
 
 
+@pytest.mark.parametrize(
+    ("hook", "command"),
+    [
+        ("zizmor", "zizmor --offline --config .github/zizmor.yml .github/"),
+        ("dependabot-config", "check-jsonschema --builtin-schema vendor.dependabot .github/dependabot.yml"),
+    ],
+)
+def test_pre_commit_runs_the_audits_locally(hook: str, command: str) -> None:
+    config = yaml.safe_load((REPO / ".pre-commit-config.yaml").read_text("utf-8"))
+    hooks = {h["id"]: h for repo in config["repos"] if repo["repo"] == "local" for h in repo["hooks"]}
+    assert hooks[hook]["entry"] == command
+    assert hooks[hook]["language"] == "system"
+
+
 # --- Dependabot ----------------------------------------------------------------------------------
 
 BROKEN_DEPENDABOT = """\
