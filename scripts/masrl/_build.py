@@ -29,7 +29,6 @@ INPUT_DIRS = ("papers", "exclusions", "audits", "traces", "site", "schemas")
 
 # Folders whose every file is generated: anything else found there is stale and removed.
 OWNED_DIRS = ("site/docs/figures", "site/docs/data", "site/docs/papers", "site/docs/taxonomy", "schemas")
-KEEP_IN_OWNED: tuple[str, ...] = ()  # files in owned folders that another command writes
 README_MOVES = 12  # rows the README lists per claim and view that moves them; the site lists all
 
 
@@ -140,6 +139,6 @@ def stale_files(root: Path, outputs: dict[str, Any]) -> list[str]:
             continue
         for path in sorted(base.rglob("*")):
             rel = path.relative_to(root).as_posix()
-            if path.is_file() and rel not in outputs and rel not in KEEP_IN_OWNED:
+            if path.is_file() and rel not in outputs:
                 stale.append(rel)
     return stale

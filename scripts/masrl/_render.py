@@ -29,7 +29,9 @@ from masrl._records import Corpus, Paper
 from masrl._vocab import Taxonomy
 
 README = "README.md"
-BLOCKS = ("headline", "families", "credit-units", "subdecisions", "topologies", "claims", "figures", "papers")
+BLOCKS = ("headline", "families", "credit-units", "subdecisions", "topologies", "fields", "claims", "figures", "papers")
+# Tag fields with a README block of their own; every other tag field of papers is counted in "fields".
+DEDICATED_FIELDS = (v.CATEGORY, v.REWARD_TYPE, v.CREDIT_UNIT, v.TOPOLOGY)
 # Above this many papers the README lists the newest per category and points to the full table.
 README_FULL_LIST_MAX = 300
 README_PER_CATEGORY = 25
@@ -166,6 +168,7 @@ def readme_blocks(
         "groups": paper_groups(corpus),
         "figures": figures,
         "site_papers": SITE_PAPERS,
+        "other_fields": [f for f in tax.tag_fields("paper") if f.name not in DEDICATED_FIELDS],
     }
     return {name: env.get_template(f"readme/{name}.md.j2").render(context).strip() + "\n" for name in BLOCKS}
 
