@@ -13,9 +13,10 @@ removes stale files from the folders it owns, ``masrl check`` compares it with t
 
 from __future__ import annotations
 
+
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,21 +56,27 @@ class Analysis:
         return self.loaded.corpus
 
 
-def analyse(root: Path, *, strict: bool = True) -> Analysis:
+def analyse(root: Path, *, strict: bool = True, snapshot: str | None = None) -> Analysis:
     """Load, validate, compute statistics and evaluate claims, or raise :class:`BuildError`.
 
     With *strict* false, records with errors are left out instead of stopping the analysis (the
-    diff of an old revision uses this); a broken claims.yaml still stops it.
+    diff of an old revision uses this); a broken claims.yaml still stops it. With *snapshot* (an
+    origin, e.g. ``survey``), only the records of that origin are analysed; otherwise the living
+    corpus is, and ``stats["snapshot"]`` gives the survey snapshot's totals beside its own.
     """
     from masrl import _stats
 
     loaded = load_corpus(root)
     if strict and not loaded.ok:
         raise BuildError([p for p in loaded.problems if p.is_error], loaded.files)
+    if snapshot is not None:
+        loaded = replace(loaded, corpus=loaded.corpus.snapshot(snapshot))
     claims, problems = load_claims(root, loaded.corpus.taxonomy)
     if problems:
         raise BuildError(problems, 1)
     stats = _stats.compute(loaded.corpus)
+    if snapshot is None:
+        stats["snapshot"] = _stats.totals(loaded.corpus.snapshot())
     frame = _stats.papers_frame(loaded.corpus)
     outcomes = evaluate(claims, loaded.corpus, frame, stats)
     stats["claims"] = [o.as_json() for o in outcomes]

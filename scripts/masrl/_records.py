@@ -262,6 +262,19 @@ class Corpus:
                 return p
         raise KeyError(key)
 
+    def snapshot(self, origin: str = v.SURVEY) -> Corpus:
+        """The records of one *origin* (the survey's snapshot by default), with the audits of
+        those papers: the corpus as it stood before anything of another origin was added."""
+        papers = tuple(p for p in self.papers if p.origin == origin)
+        keys = {p.key for p in papers}
+        return Corpus(
+            self.root,
+            self.taxonomy,
+            papers,
+            tuple(e for e in self.exclusions if e.origin == origin),
+            tuple(a for a in self.audits if a.key in keys),
+        )
+
 
 @dataclass
 class Handle:
