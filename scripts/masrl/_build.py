@@ -13,7 +13,6 @@ removes stale files from the folders it owns, ``masrl check`` compares it with t
 
 from __future__ import annotations
 
-
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -99,7 +98,7 @@ def labels_of(corpus: Corpus) -> dict[str, dict[str, str]]:
 
 def render_outputs(root: Path, analysis: Analysis) -> dict[str, str | bytes]:
     """Every generated file, keyed by path relative to *root*."""
-    from masrl import _export, _figures, _render, _site
+    from masrl import _export, _figures, _news, _render, _site
     from masrl._render import README, RenderError
     from masrl.schema import render_schemas
     from masrl.trace import _schema as _trace_schema
@@ -120,6 +119,7 @@ def render_outputs(root: Path, analysis: Analysis) -> dict[str, str | bytes]:
     bib = _export.papers_bib(corpus)
     outputs[f"{data}/papers.bib"] = bib
     outputs.update(_site.render_site(analysis, specs, traces, _export.bib_blocks(bib)))
+    outputs.update(_news.render(corpus, root))
     current = read(README)
     if current is None:
         raise BuildError([], 0, f"{README} not found in {root}")

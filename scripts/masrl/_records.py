@@ -41,6 +41,18 @@ def find_root(start: Path | None = None) -> Path:
 
 
 @dataclass(frozen=True)
+class Change:
+    """A correction made after the record was added."""
+
+    date: str
+    note: str
+
+
+def _changes(data: Mapping[str, Any]) -> tuple[Change, ...]:
+    return tuple(Change(c["date"], c["note"]) for c in data.get("changes", ()))
+
+
+@dataclass(frozen=True)
 class SubDecision:
     code: str
     basis: str
@@ -99,6 +111,7 @@ class Paper(_Tagged):
     bibtex: Mapping[str, str]
     tags: Mapping[str, TagValue]  # every tag field of taxonomy.yaml that applies to papers
     added: str
+    changes: tuple[Change, ...]
     strict_credit: bool
     subdecisions: Mapping[str, SubDecision] | None  # None: not coded; {}: coded, none applies
     summary: str
@@ -126,6 +139,7 @@ class Paper(_Tagged):
             bibtex=dict(data.get("bibtex", {})),
             tags=_tags("paper", data, taxonomy),
             added=data["added"],
+            changes=_changes(data),
             strict_credit=data.get("strict_credit", False),
             subdecisions=None
             if subs is None
@@ -195,6 +209,7 @@ class Exclusion(_Tagged):
     reasons: tuple[str, ...]
     tags: Mapping[str, TagValue]  # every tag field of taxonomy.yaml that applies to exclusions
     added: str
+    changes: tuple[Change, ...]
     note: str
     path: str = ""
 
@@ -212,6 +227,7 @@ class Exclusion(_Tagged):
             reasons=tuple(data["reasons"]),
             tags=_tags("exclusion", data, taxonomy),
             added=data["added"],
+            changes=_changes(data),
             note=data["note"],
             path=path,
         )
