@@ -45,6 +45,7 @@ FULL_PAPER = {
         for o in ("O1", "O2", "O3", "O4", "O5")
     },
     "notes": "Line one.\nLine two.",
+    "changes": [{"date": "2026-06-01", "note": "Venue updated."}, {"date": "2026-07-01", "note": "Authors completed!"}],
     "exceptions": {c.id: "Because it is special." for c in TAXONOMY.conventions},
 }
 FULL_AUDIT = {**next(data for kind, data in REAL if kind == "audit"), "note": "A note on the row."}
@@ -133,8 +134,10 @@ def _calendar_exception(data: Any) -> bool:
     year = data.get("year")
     if isinstance(year, (int, float)) and not isinstance(year, bool) and year > next_year():
         return True
-    for name in ("date_screened", "added"):
-        day = data.get(name)
+    days = [data.get("date_screened"), data.get("added")]
+    if isinstance(data.get("changes"), list):
+        days += [c.get("date") for c in data["changes"] if isinstance(c, dict)]
+    for day in days:
         if isinstance(day, str):
             try:
                 if dt.date.fromisoformat(day) > dt.date.today():

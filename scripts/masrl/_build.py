@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,21 +58,27 @@ class Analysis:
         return self.loaded.corpus
 
 
-def analyse(root: Path, *, strict: bool = True) -> Analysis:
+def analyse(root: Path, *, strict: bool = True, snapshot: str | None = None) -> Analysis:
     """Load, validate, compute statistics and evaluate claims, or raise :class:`BuildError`.
 
     With *strict* false, records with errors are left out instead of stopping the analysis (the
-    diff of an old revision uses this); a broken claims.yaml still stops it.
+    diff of an old revision uses this); a broken claims.yaml still stops it. With *snapshot* (an
+    origin, e.g. ``survey``), only the records of that origin are analysed; otherwise the living
+    corpus is, and ``stats["snapshot"]`` gives the survey snapshot's totals beside its own.
     """
     from masrl import _stats
 
     loaded = load_corpus(root)
     if strict and not loaded.ok:
         raise BuildError([p for p in loaded.problems if p.is_error], loaded.files)
+    if snapshot is not None:
+        loaded = replace(loaded, corpus=loaded.corpus.snapshot(snapshot))
     ledger, problems = load_ledger(root, loaded.corpus.taxonomy)
     if problems:
         raise BuildError(problems, 1)
     stats = _stats.compute(loaded.corpus)
+    if snapshot is None:
+        stats["snapshot"] = _stats.totals(loaded.corpus.snapshot())
     frame = _stats.papers_frame(loaded.corpus)
     readings = Readings(loaded.corpus, frame, stats)
     outcomes = evaluate_claims(ledger.claims, readings)
@@ -97,7 +103,7 @@ def labels_of(corpus: Corpus) -> dict[str, dict[str, str]]:
 
 def render_outputs(root: Path, analysis: Analysis) -> dict[str, str | bytes]:
     """Every generated file, keyed by path relative to *root*."""
-    from masrl import _export, _figures, _render, _site
+    from masrl import _export, _figures, _news, _render, _site
     from masrl._render import README, RenderError
     from masrl.schema import render_schemas
     from masrl.trace import _schema as _trace_schema
@@ -118,6 +124,7 @@ def render_outputs(root: Path, analysis: Analysis) -> dict[str, str | bytes]:
     bib = _export.papers_bib(corpus)
     outputs[f"{data}/papers.bib"] = bib
     outputs.update(_site.render_site(analysis, specs, traces, _export.bib_blocks(bib)))
+    outputs.update(_news.render(corpus, root))
     current = read(README)
     if current is None:
         raise BuildError([], 0, f"{README} not found in {root}")

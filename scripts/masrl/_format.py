@@ -104,7 +104,13 @@ class _Emitter:
             lines: list[Line] = [(path, f"{pad}{key}:")]
             for i, item in enumerate(value):
                 where = (*path, i)
-                if isinstance(item, (dict, list)):
+                if isinstance(item, dict) and item and spec is not None and spec.kind is Kind.MAPPING_LIST:
+                    # A block mapping under the dash: its first line shares the dash's line.
+                    inner = self.mapping(spec.children, item, indent + 4, where)
+                    first_path, first = inner[0]
+                    lines.append((first_path, f"{pad}  - {first[indent + 4 :]}"))
+                    lines.extend(inner[1:])
+                elif isinstance(item, (dict, list)):
                     lines.append((where, f"{pad}  - {json.dumps(item, ensure_ascii=False)}"))
                 else:
                     lines.append((where, f"{pad}  - {scalar(item, self.raws.get(where))}"))

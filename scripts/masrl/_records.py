@@ -41,6 +41,18 @@ def find_root(start: Path | None = None) -> Path:
 
 
 @dataclass(frozen=True)
+class Change:
+    """A correction made after the record was added."""
+
+    date: str
+    note: str
+
+
+def _changes(data: Mapping[str, Any]) -> tuple[Change, ...]:
+    return tuple(Change(c["date"], c["note"]) for c in data.get("changes", ()))
+
+
+@dataclass(frozen=True)
 class SubDecision:
     code: str
     basis: str
@@ -99,6 +111,7 @@ class Paper(_Tagged):
     bibtex: Mapping[str, str]
     tags: Mapping[str, TagValue]  # every tag field of taxonomy.yaml that applies to papers
     added: str
+    changes: tuple[Change, ...]
     strict_credit: bool
     subdecisions: Mapping[str, SubDecision] | None  # None: not coded; {}: coded, none applies
     summary: str
@@ -126,6 +139,7 @@ class Paper(_Tagged):
             bibtex=dict(data.get("bibtex", {})),
             tags=_tags("paper", data, taxonomy),
             added=data["added"],
+            changes=_changes(data),
             strict_credit=data.get("strict_credit", False),
             subdecisions=None
             if subs is None
@@ -217,6 +231,7 @@ class Exclusion(_Tagged):
     reasons: tuple[str, ...]
     tags: Mapping[str, TagValue]  # every tag field of taxonomy.yaml that applies to exclusions
     added: str
+    changes: tuple[Change, ...]
     note: str
     path: str = ""
     if_retained: IfRetained | None = None  # set on near misses only
@@ -236,6 +251,7 @@ class Exclusion(_Tagged):
             reasons=tuple(data["reasons"]),
             tags=_tags("exclusion", data, taxonomy),
             added=data["added"],
+            changes=_changes(data),
             note=data["note"],
             path=path,
             if_retained=None if retained is None else IfRetained.from_yaml(retained, taxonomy),
@@ -286,6 +302,19 @@ class Corpus:
             if p.key == key:
                 return p
         raise KeyError(key)
+
+    def snapshot(self, origin: str = v.SURVEY) -> Corpus:
+        """The records of one *origin* (the survey's snapshot by default), with the audits of
+        those papers: the corpus as it stood before anything of another origin was added."""
+        papers = tuple(p for p in self.papers if p.origin == origin)
+        keys = {p.key for p in papers}
+        return Corpus(
+            self.root,
+            self.taxonomy,
+            papers,
+            tuple(e for e in self.exclusions if e.origin == origin),
+            tuple(a for a in self.audits if a.key in keys),
+        )
 
 
 @dataclass

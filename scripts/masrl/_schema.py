@@ -71,11 +71,17 @@ class Kind(enum.Enum):
     URL_LIST = "url_list"
     DATE = "date"
     MAPPING = "mapping"  # closed: the fields in Spec.children
+    MAPPING_LIST = "mapping_list"  # a list of closed mappings, each with the fields in Spec.children
     KEYED = "keyed"  # keys from the vocabulary Spec.vocab (or convention ids), values shaped by children
 
 
 # The kind each list kind holds.
-ITEM_KIND = {Kind.ENUM_LIST: Kind.ENUM, Kind.TEXT_LIST: Kind.TEXT, Kind.URL_LIST: Kind.URL}
+ITEM_KIND = {
+    Kind.ENUM_LIST: Kind.ENUM,
+    Kind.TEXT_LIST: Kind.TEXT,
+    Kind.URL_LIST: Kind.URL,
+    Kind.MAPPING_LIST: Kind.MAPPING,
+}
 
 
 @dataclass(frozen=True)
@@ -300,6 +306,24 @@ AUDIT: tuple[Spec, ...] = (
 # When the record entered the corpus: the survey's records carry the survey's cutoff.
 ADDED = Spec("added", Kind.DATE, "Date the record entered the corpus, YYYY-MM-DD.", required=True)
 
+# Corrections made after the record was added, newest last; the What's new page and feed list them.
+CHANGES = Spec(
+    "changes",
+    Kind.MAPPING_LIST,
+    "Corrections made after the record was added, oldest first: each a date and one sentence on what changed.",
+    children=(
+        Spec("date", Kind.DATE, "Date of the change, YYYY-MM-DD.", required=True),
+        Spec(
+            "note",
+            Kind.TEXT,
+            f"One sentence on what changed and why, at most {SUMMARY_MAX} characters.",
+            required=True,
+            max_length=SUMMARY_MAX,
+            sentence=True,
+        ),
+    ),
+)
+
 RECORD_KINDS = ("paper", "exclusion", "audit")
 
 
@@ -308,9 +332,9 @@ def specs(kind: str, taxonomy: Taxonomy) -> tuple[Spec, ...]:
     """Every field a record of *kind* may hold, in canonical order; tag fields from *taxonomy*."""
     tags = tuple(tag_spec(f) for f in taxonomy.tag_fields(kind))
     if kind == "paper":
-        return (*_PAPER_HEAD, *tags, ADDED, *_PAPER_TAIL)
+        return (*_PAPER_HEAD, *tags, ADDED, CHANGES, *_PAPER_TAIL)
     if kind == "exclusion":
-        return (*_EXCLUSION_HEAD, *tags, ADDED, *_EXCLUSION_TAIL, _if_retained(taxonomy))
+        return (*_EXCLUSION_HEAD, *tags, ADDED, CHANGES, *_EXCLUSION_TAIL, _if_retained(taxonomy))
     if kind == "audit":
         return AUDIT
     raise ValueError(f"unknown record kind {kind!r}")
@@ -402,6 +426,8 @@ def _property(spec: Spec, taxonomy: Taxonomy) -> dict[str, Any]:
             out.update({"type": "string", "pattern": DATE_PATTERN, "format": "date"})
         case Kind.MAPPING:
             out.update(_object(spec.children, taxonomy))
+        case Kind.MAPPING_LIST:
+            out.update({"type": "array", "items": _object(spec.children, taxonomy), "minItems": 1})
         case Kind.KEYED:
             value = (
                 _object(spec.children, taxonomy)
@@ -522,7 +548,7 @@ def _check_value(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx)
                 yield ctx.problem(path, f"{name} must be true or false, not {_what(value)}")
         case Kind.ENUM:
             yield from _check_enum(spec, value, path, ctx)
-        case Kind.ENUM_LIST | Kind.TEXT_LIST | Kind.URL_LIST:
+        case Kind.ENUM_LIST | Kind.TEXT_LIST | Kind.URL_LIST | Kind.MAPPING_LIST:
             yield from _check_list(spec, value, path, ctx)
         case Kind.MAPPING:
             if not isinstance(value, dict):
@@ -543,11 +569,11 @@ def _check_list(spec: Spec, value: Any, path: tuple[str | int, ...], ctx: _Ctx) 
     if not value:
         yield ctx.problem(path, f"{name} must list at least one item")
         return
-    item = Spec(name, ITEM_KIND[spec.kind], spec.description, vocab=spec.vocab)
+    item = Spec(name, ITEM_KIND[spec.kind], spec.description, vocab=spec.vocab, children=spec.children)
     seen: set[Any] = set()
     for i, element in enumerate(value):
         yield from _check_value(item, element, (*path, i), ctx)
-        if spec.kind is not Kind.TEXT_LIST and isinstance(element, str):
+        if spec.kind in (Kind.ENUM_LIST, Kind.URL_LIST) and isinstance(element, str):
             if element in seen:
                 yield ctx.problem((*path, i), f"{name} must not repeat {element!r}")
             seen.add(element)

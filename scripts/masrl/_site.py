@@ -79,7 +79,7 @@ def _slug(value: str) -> str:
     return value.lower().replace("_", "-")
 
 
-def _environment() -> jinja2.Environment:
+def site_environment() -> jinja2.Environment:
     env = template_environment(trim=True)
     env.filters.update(md=md, html=html, url=md_url, json=script_json, slug=_slug)
     return env
@@ -94,7 +94,7 @@ def render_site(analysis: Any, specs: list[Any], traces: dict[str, Any] | None, 
     corpus = analysis.corpus
     tax = corpus.taxonomy
     stats = analysis.stats
-    env = _environment()
+    env = site_environment()
     labels = {name: {x.id: x.label for x in f.values} for name, f in tax.fields.items()}
     family = {p.key: tax.family_of(p.reward_type) for p in corpus.papers}
     audits = {a.key: a for a in corpus.audits}

@@ -179,6 +179,16 @@ def audit_agreement(corpus: Corpus) -> dict[str, Any]:
     }
 
 
+def totals(corpus: Corpus) -> dict[str, int]:
+    """The headline totals of *corpus*: retained, excluded, identified, audited."""
+    return {
+        "retained": len(corpus.papers),
+        "excluded": len(corpus.exclusions),
+        "identified": len(corpus.papers) + len(corpus.exclusions),
+        "audited": len(corpus.audits),
+    }
+
+
 def compute(corpus: Corpus) -> dict[str, Any]:
     """Every statistic of *corpus* as one JSON-serialisable mapping (claims are added later)."""
     tax = corpus.taxonomy
@@ -337,6 +347,16 @@ def stats_schema(tax: Taxonomy) -> dict[str, Any]:
                     },
                 },
                 "required": ["rows", "fields"],
+            },
+            "snapshot": {
+                "description": "The survey snapshot's totals (records of origin `survey`), beside the living corpus's; "
+                "absent from `masrl stats --snapshot survey`, which counts the snapshot alone.",
+                "type": "object",
+                "properties": {
+                    k: {"type": "integer", "minimum": 0} for k in ("retained", "excluded", "identified", "audited")
+                },
+                "required": ["retained", "excluded", "identified", "audited"],
+                "additionalProperties": False,
             },
             "claims": {
                 "description": "Every claim of claims.yaml, evaluated.",

@@ -83,13 +83,9 @@ def population(corpus: Corpus, name: str) -> Corpus:
     """The records of population *name*; *corpus* itself when nothing is left out."""
     if name == LIVING:
         return corpus
-    papers = tuple(p for p in corpus.papers if origin_of(p) == SURVEY)
-    exclusions = tuple(e for e in corpus.exclusions if origin_of(e) == SURVEY)
-    if len(papers) == len(corpus.papers) and len(exclusions) == len(corpus.exclusions):
+    if all(origin_of(p) == SURVEY for p in corpus.papers) and all(origin_of(e) == SURVEY for e in corpus.exclusions):
         return corpus
-    keys = {p.key for p in papers}
-    audits = tuple(a for a in corpus.audits if a.key in keys)
-    return dataclasses.replace(corpus, papers=papers, exclusions=exclusions, audits=audits)
+    return corpus.snapshot(SURVEY)
 
 
 def _retag(paper: Paper, tags: Mapping[str, str], strict: bool | None = None) -> Paper:
@@ -139,6 +135,7 @@ def as_paper(exclusion: Exclusion) -> Paper:
         # Only the block's tags and the exclusion's origin: counts of other fields skip the entry.
         tags={v.ORIGIN: exclusion.origin, **retained.tags},
         added=exclusion.added,
+        changes=(),
         strict_credit=retained.strict_credit,
         subdecisions=retained.subdecisions,
         summary=retained.basis,

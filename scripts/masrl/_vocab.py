@@ -286,7 +286,18 @@ def _ids(spec: Any) -> set[str]:
 RESERVED_NAMES = frozenset(
     {
         *("key", "title", "authors", "et_al", "affiliation", "year", "arxiv", "doi", "venue", "url", "more_urls"),
-        *("code", "entry_type", "bibtex", "added", "strict_credit", "subdecisions", "summary", "notes", "exceptions"),
+        *(
+            "code",
+            "entry_type",
+            "bibtex",
+            "added",
+            "changes",
+            "strict_credit",
+            "subdecisions",
+            "summary",
+            "notes",
+            "exceptions",
+        ),
         *("id", "source", "query_family", "label", "identifier", "date_screened", "stage", "reasons", "note"),
         "if_retained",
     }

@@ -13,10 +13,10 @@ from masrl._cli_common import MasrlError, ReportedFailure, report, root_of, taxo
 from masrl._writer import write_all
 
 
-def analysis_or_fail(root: Path) -> Analysis:
-    """The analysed corpus at *root*, or print its problems and exit 1."""
+def analysis_or_fail(root: Path, snapshot: str | None = None) -> Analysis:
+    """The analysed corpus at *root* (only *snapshot*'s records, if given), or print its problems and exit 1."""
     with _failing():
-        return analyse(root)
+        return analyse(root, snapshot=snapshot)
     raise AssertionError("unreachable")  # pragma: no cover
 
 

@@ -1,0 +1,96 @@
+"""The survey snapshot stays exact while the living corpus grows."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import GOLDEN, REPO
+
+SNAPSHOT = json.loads((GOLDEN / "stats-snapshot-survey.json").read_text("utf-8"))
+
+
+@pytest.fixture
+def grown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the real corpus plus one paper and one exclusion added after the survey's cutoff."""
+    root = tmp_path / "corpus"
+    root.mkdir()
+    for name in ("taxonomy.yaml", "claims.yaml", "README.md"):
+        shutil.copy(REPO / name, root / name)
+    for folder in ("papers", "exclusions", "audits"):
+        shutil.copytree(REPO / folder, root / folder)
+    paper = (REPO / "papers" / "magrpo.yaml").read_text("utf-8")
+    paper = (
+        paper.replace("key: magrpo", "key: newcomer2026")
+        .replace("2508.04652", "2607.00001")
+        .replace("origin: survey", "origin: contributor")
+        .replace('added: "2026-05-04"', 'added: "2026-07-15"')
+        .replace("credit_unit: agent", "credit_unit: message")
+    )
+    (root / "papers" / "newcomer2026.yaml").write_text(paper, "utf-8")
+    exclusion = (REPO / "exclusions" / "E001.yaml").read_text("utf-8")
+    exclusion = (
+        exclusion.replace("id: E001", "id: E099")
+        .replace("2305.14325", "2607.00002")
+        .replace("origin: survey", "origin: discovery")
+        .replace('added: "2026-05-04"', 'added: "2026-07-15"')
+    )
+    (root / "exclusions" / "E099.yaml").write_text(exclusion, "utf-8")
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("MASRL_ROOT", raising=False)
+    return root
+
+
+def _without_claims(text: str) -> dict[str, Any]:
+    data = json.loads(text)
+    data.pop("claims")
+    return data
+
+
+def test_snapshot_of_the_real_corpus_is_the_survey(run_cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    result = run_cli("stats", "--snapshot", "survey", "--json")
+    assert result.exit_code == 0, result.output
+    assert _without_claims(result.stdout) == SNAPSHOT
+    assert SNAPSHOT["retained"] == 84
+    assert SNAPSHOT["excluded"] == 32
+    assert SNAPSHOT["audited"] == 32
+
+
+def test_added_records_move_the_living_counts_not_the_snapshot(grown: Path, run_cli: Any) -> None:
+    # Act
+    snapshot = run_cli("stats", "--snapshot", "survey", "--json")
+    living = run_cli("stats", "--json")
+    # Assert
+    assert snapshot.exit_code == living.exit_code == 0, (snapshot.output, living.output)
+    assert _without_claims(snapshot.stdout) == SNAPSHOT
+    data = json.loads(living.stdout)
+    assert (data["retained"], data["excluded"], data["identified"]) == (85, 33, 118)
+    assert data["counts"]["credit_unit"]["message"] == SNAPSHOT["counts"]["credit_unit"]["message"] + 1
+    assert data["counts"]["origin"] == {"survey": 84, "contributor": 1, "discovery": 0}
+    assert data["snapshot"] == {"retained": 84, "excluded": 32, "identified": 116, "audited": 32}
+
+
+def test_readme_shows_the_snapshot_beside_living_counts_that_differ(grown: Path, run_cli: Any) -> None:
+    # Act
+    result = run_cli("build")
+    # Assert
+    assert result.exit_code == 0, result.output
+    readme = (grown / "README.md").read_text("utf-8")
+    assert (
+        "**85** retained entries (survey snapshot: 84) · **33** screened-out records (survey snapshot: 32) "
+        "(118 identified)" in readme
+    )
+    home = (grown / "site" / "docs" / "index.md").read_text("utf-8")
+    assert "<strong>85</strong><span>entries (84 in the survey snapshot)</span>" in home
+
+
+def test_snapshot_option_accepts_only_known_snapshots(run_cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    result = run_cli("stats", "--snapshot", "living")
+    assert result.exit_code == 2
+    assert "'living' is not 'survey'" in result.output
