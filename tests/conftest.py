@@ -194,12 +194,14 @@ def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of this repository's corpus and generated files, as cwd."""
     root = tmp_path / "repo"
     root.mkdir()
-    from masrl._build import INPUT_DIRS, INPUT_FILES
+    from masrl._state import INPUT_DIRS, INPUT_FILES
 
     for name in INPUT_FILES:
-        shutil.copy(REPO / name, root / name)
+        if (REPO / name).is_file():
+            shutil.copy(REPO / name, root / name)
     for folder in INPUT_DIRS:
-        shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("build", "__pycache__"))
+        if (REPO / folder).is_dir():
+            shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("build", "__pycache__"))
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return root

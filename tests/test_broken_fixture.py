@@ -59,11 +59,16 @@ def expected() -> list[str]:
         f"{b}:33:1: summary: summary must be one sentence ending with '.'",
         f"{b}:34:1: titel: unknown field (did you mean 'title'?); allowed fields are key, title, authors, et_al, "
         "affiliation, year, arxiv, doi, venue, url, more_urls, entry_type, bibtex, category, rl, reward_type, "
-        "credit_unit, topology, scenario, role, verified, evidence_kind, origin, added, strict_credit, "
+        "credit_unit, topology, scenario, role, verified, evidence_kind, origin, added, changes, strict_credit, "
         "subdecisions, summary, notes, exceptions",
         f"{b}:35:1: origin: origin must be one of 'survey', 'contributor' or 'discovery', not 'surveyed' "
         "(did you mean 'survey'?)",
         f"{b}:36:1: added: added must be a date written YYYY-MM-DD, not '2026-02-30'",
+        f"{b}:38:5: changes[0].date: date must be a date written YYYY-MM-DD, not '2026-13-40'",
+        f"{b}:39:5: changes[0].note: note must be one sentence ending with '.'",
+        f"{b}:40:5: changes[1].date: date is required: Date of the change, YYYY-MM-DD.",
+        f"{b}:40:5: changes[1].note: note is required: One sentence on what changed and why, at most 200 characters.",
+        f"{b}:40:5: changes[1].when: unknown field; allowed fields are date, note",
         "papers/draft.yml:1:1: (record): not a record, so it would be left out: rename it to draft.yaml",
         "papers/twin.yaml:18:1: role: warning: role is 'core' for category 'industry'; industry entries are "
         "'case' and only they are [industry_is_case; if intended, explain it under exceptions: industry_is_case]",
@@ -73,7 +78,7 @@ def expected() -> list[str]:
 def test_every_problem_is_reported(broken: Path, run_cli: Any) -> None:
     result = run_cli("validate")
     assert result.stdout.splitlines() == expected()
-    assert result.stderr == "28 errors, 2 warnings in 4 files\n"
+    assert result.stderr == "33 errors, 2 warnings in 4 files\n"
     assert result.exit_code == 1
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +27,7 @@ def _snapshot(root: Path) -> dict[str, str]:
 
 def test_the_repository_is_up_to_date() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "masrl", "check"], cwd=REPO, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "masrl", "check", "--full"], cwd=REPO, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stdout[-3000:]
     assert result.stderr.endswith("generated files are up to date\n")
@@ -89,6 +90,42 @@ def test_check_catches_an_edited_figure_and_a_stray_file(small: Path, run_cli: A
     assert "wrote site/docs/figures/credit-units.svg" in repaired.stdout
     assert "removed site/docs/data/old.csv" in repaired.stdout
     assert run_cli("check").exit_code == 0
+
+
+def test_an_unchanged_corpus_is_answered_from_its_fingerprint(
+    small: Path, run_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Arrange: a full build records the fingerprint.
+    (small / "site").mkdir(exist_ok=True)
+    (small / "site" / "mkdocs.yml").write_text('site_url: !ENV [MASRL_SITE_URL, "https://example.org/"]\n', "utf-8")
+    assert run_cli("build").exit_code == 0
+    # Act / Assert: nothing changed, so neither command renders anything.
+    assert run_cli("check").stderr.endswith("generated files are up to date (nothing changed since the last check)\n")
+    assert run_cli("build").stderr.endswith("unchanged (nothing changed since the last build)\n")
+    # --full renders anyway and agrees.
+    full = run_cli("check", "--full")
+    assert (full.exit_code, full.stderr.endswith("generated files are up to date\n")) == (0, True)
+    # A retagged record, a setting that changes the output, and a lost cache each take the full path.
+    beta = small / "papers" / "beta.yaml"
+    beta.write_text(beta.read_text("utf-8").replace("credit_unit: message", "credit_unit: agent"), "utf-8")
+    stale = run_cli("check")
+    assert stale.exit_code == 1
+    assert "stale: README.md" in stale.stdout
+    assert run_cli("build").exit_code == 0
+    monkeypatch.setenv("MASRL_SITE_URL", "https://mirror.example.net/")
+    moved = run_cli("check")
+    assert moved.exit_code == 1
+    assert "stale: site/docs/feed.xml" in moved.stdout
+    monkeypatch.delenv("MASRL_SITE_URL")
+    shutil.rmtree(small / ".masrl-cache")
+    fresh = run_cli("check")
+    assert (fresh.exit_code, fresh.stderr) == (0, f"{_outputs(small)} generated files are up to date\n")
+
+
+def _outputs(root: Path) -> int:
+    import json
+
+    return int(json.loads((root / ".masrl-cache" / "build-state.json").read_text("utf-8"))["outputs"])
 
 
 def test_build_writes_nothing_when_a_record_is_broken(small: Path, run_cli: Any) -> None:

@@ -26,7 +26,7 @@ def _copy_corpus(root: Path, into: Path) -> None:
     if into.exists():
         shutil.rmtree(into)
     into.mkdir(parents=True)
-    from masrl._build import INPUT_DIRS, INPUT_FILES
+    from masrl._state import INPUT_DIRS, INPUT_FILES
 
     for name in INPUT_FILES:
         if (root / name).is_file():
@@ -50,6 +50,13 @@ def _reset_outputs(corpus: Path, readme: Path) -> Callable[[], None]:
 def _drop_figure_cache(corpus: Path) -> Callable[[], None]:
     def drop() -> None:
         (corpus / "site" / "docs" / "figures" / "manifest.json").unlink(missing_ok=True)
+
+    return drop
+
+
+def _drop_state(corpus: Path) -> Callable[[], None]:
+    def drop() -> None:
+        shutil.rmtree(corpus / ".masrl-cache", ignore_errors=True)
 
     return drop
 
@@ -115,11 +122,22 @@ def all_targets(root: Path, work: Path, size: int) -> list[Target]:
     return [
         Target("validate: corpus", masrl_argv("validate"), real, budget_s=0.25),
         Target(f"validate: {size:,} generated papers", masrl_argv("validate"), synthetic, budget_s=3.0),
-        Target("build: corpus, nothing changed", masrl_argv("build"), real, budget_s=1.5),
+        Target("build: corpus, nothing changed", masrl_argv("build"), real, budget_s=0.16),
+        Target("check: corpus, nothing changed", masrl_argv("check"), real, budget_s=0.16),
         Target(
-            "build: corpus, figures redrawn", masrl_argv("build"), real, budget_s=1.5, prepare=_drop_figure_cache(real)
+            "check: corpus, no cache (a clean clone)",
+            masrl_argv("check"),
+            real,
+            budget_s=1.5,
+            prepare=_drop_state(real),
         ),
-        Target("check: corpus", masrl_argv("check"), real, budget_s=1.5),
+        Target(
+            "build: corpus, figures redrawn",
+            masrl_argv("build", "--full"),
+            real,
+            budget_s=1.5,
+            prepare=_drop_figure_cache(real),
+        ),
         Target(
             f"build: {size:,} generated papers, from scratch",
             masrl_argv("build"),

@@ -23,10 +23,6 @@ from masrl._claims import Outcome, Readings, StressRow, evaluate_claims, load_le
 from masrl._problems import Problem
 from masrl._records import Corpus, Loaded, load_corpus
 
-# What a build reads besides the package: a copy of these is a complete corpus to build from.
-INPUT_FILES = ("taxonomy.yaml", "claims.yaml", "README.md", "CONTRIBUTING.md", "CITATION.cff")
-INPUT_DIRS = ("papers", "exclusions", "audits", "traces", "site", "schemas")
-
 # Folders whose every file is generated: anything else found there is stale and removed.
 OWNED_DIRS = ("site/docs/figures", "site/docs/data", "site/docs/papers", "site/docs/taxonomy", "schemas")
 README_MOVES = 12  # rows the README lists per claim and view that moves them; the site lists all

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from masrl._problems import Problem, summary_line
-from masrl._records import Loaded, load_corpus
-from masrl._vocab import TaxonomyError
+
+if TYPE_CHECKING:  # the loaders are imported when used, so a command that needs none starts fast
+    from masrl._records import Loaded
 
 
 class MasrlError(click.ClickException):
@@ -40,6 +42,8 @@ def report(problems: list[Problem], files: int, *, quiet: bool = False) -> None:
 @contextmanager
 def taxonomy_failures() -> Iterator[None]:
     """Inside the block, a broken taxonomy.yaml is reported like records are, then exit 1."""
+    from masrl._vocab import TaxonomyError
+
     try:
         yield
     except TaxonomyError as exc:
@@ -49,6 +53,8 @@ def taxonomy_failures() -> Iterator[None]:
 
 def load_or_fail(root: Path, *, show_warnings: bool = False) -> Loaded:
     """Load the corpus at *root*; on any error print the problems and exit 1."""
+    from masrl._records import load_corpus
+
     with taxonomy_failures():
         loaded = load_corpus(root)
     if not loaded.ok:

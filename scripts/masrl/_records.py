@@ -20,24 +20,11 @@ from masrl._schema import check_record
 from masrl._vocab import Taxonomy, load_taxonomy
 from masrl._yaml import Document, YamlError, load_path
 
-ROOT_ENV = "MASRL_ROOT"
 PAPERS_DIR = "papers"
 EXCLUSIONS_DIR = "exclusions"
 AUDITS_DIR = "audits"
 RECORD_DIRS = {PAPERS_DIR: "paper", EXCLUSIONS_DIR: "exclusion", AUDITS_DIR: "audit"}
 SUFFIX = ".yaml"
-
-
-def find_root(start: Path | None = None) -> Path:
-    """The corpus root: ``$MASRL_ROOT``, else the nearest folder upwards holding taxonomy.yaml."""
-    env = os.environ.get(ROOT_ENV)
-    if env:
-        return Path(env).resolve()
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / v.TAXONOMY_FILE).is_file():
-            return folder
-    return here
 
 
 @dataclass(frozen=True)

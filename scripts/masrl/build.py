@@ -5,16 +5,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from masrl._build import Analysis, BuildError, analyse, render_outputs, stale_files
+from masrl import _state
 from masrl._cli_common import MasrlError, ReportedFailure, report, root_of, taxonomy_failures
-from masrl._writer import write_all
+
+if TYPE_CHECKING:  # the build machinery is imported when used, so a no-op build starts fast
+    from masrl._build import Analysis
 
 
 def analysis_or_fail(root: Path, snapshot: str | None = None) -> Analysis:
     """The analysed corpus at *root* (only *snapshot*'s records, if given), or print its problems and exit 1."""
+    from masrl._build import analyse
+
     with _failing():
         return analyse(root, snapshot=snapshot)
     raise AssertionError("unreachable")  # pragma: no cover
@@ -22,6 +27,8 @@ def analysis_or_fail(root: Path, snapshot: str | None = None) -> Analysis:
 
 def generate(root: Path) -> dict[str, str | bytes]:
     """Every generated file for the corpus at *root*; prints problems and exits 1 on bad input."""
+    from masrl._build import analyse, render_outputs
+
     with _failing():
         return render_outputs(root, analyse(root))
     raise AssertionError("unreachable")  # pragma: no cover
@@ -29,6 +36,8 @@ def generate(root: Path) -> dict[str, str | bytes]:
 
 @contextmanager
 def _failing() -> Iterator[None]:
+    from masrl._build import BuildError
+
     try:
         with taxonomy_failures():
             yield
@@ -42,14 +51,16 @@ def _failing() -> Iterator[None]:
 
 @click.command(name="build")
 @click.option("--draft", is_flag=True, help="List what would change, write nothing.")
+@click.option("--full", is_flag=True, help="Regenerate everything, even when nothing changed since the last build.")
 @click.pass_context
-def command(ctx: click.Context, draft: bool) -> None:
+def command(ctx: click.Context, draft: bool, full: bool) -> None:
     """Validate the records, then regenerate every output that changed.
 
     Regenerates the README blocks, figures, JSON Schemas, data exports (CSV, JSON, BibTeX,
     stats.json) and the site pages. Files are written atomically and only when their content
     changed; generated files that no longer belong are removed. If any record has an error,
-    nothing is written.
+    nothing is written. When no file has changed since the last build or check found everything
+    current (the fingerprint in .masrl-cache/), it answers at once; --full always regenerates.
 
     Example:
 
@@ -58,7 +69,14 @@ def command(ctx: click.Context, draft: bool) -> None:
         masrl build --draft
     """
     root = root_of(ctx)
+    known = None if draft or full else _state.current_outputs(root)
+    if known is not None:
+        click.echo(f"0 written, 0 removed, {known} unchanged (nothing changed since the last build)", err=True)
+        return
     outputs = generate(root)
+    from masrl._build import stale_files
+    from masrl._writer import write_all
+
     stale = stale_files(root, outputs)
     if draft:
         changed = [rel for rel, content in sorted(outputs.items()) if _differs(root / rel, content)]
@@ -74,6 +92,7 @@ def command(ctx: click.Context, draft: bool) -> None:
     for rel in stale:
         (root / rel).unlink()
         click.echo(f"removed {rel}")
+    _state.record(root, len(outputs))
     click.echo(f"{len(written)} written, {len(stale)} removed, {len(outputs) - len(written)} unchanged", err=True)
 
 

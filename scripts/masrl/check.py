@@ -7,9 +7,8 @@ from pathlib import Path
 
 import click
 
-from masrl._build import stale_files
+from masrl import _state
 from masrl._cli_common import ReportedFailure, root_of
-from masrl.build import generate
 
 DIFF_LINES = 60  # per file; enough to see what moved without flooding a CI log
 
@@ -36,17 +35,24 @@ def drift(root: Path, outputs: dict[str, str | bytes]) -> list[str]:
         lines.extend(diff[:DIFF_LINES])
         if len(diff) > DIFF_LINES:
             lines.append(f"... {len(diff) - DIFF_LINES} more diff lines")
+    from masrl._build import stale_files
+
     lines.extend(f"extra: {rel} (no longer generated)" for rel in stale_files(root, outputs))
     return lines
 
 
 @click.command(name="check")
+@click.option(
+    "--full", is_flag=True, help="Render and compare everything, even when nothing changed since the last check."
+)
 @click.pass_context
-def command(ctx: click.Context) -> None:
+def command(ctx: click.Context, full: bool) -> None:
     """Fail (exit 1) if any generated file differs from what the records produce.
 
     Renders everything in memory, exactly as `masrl build` would, and compares it with the files
-    on disk. Prints a unified diff for each stale file. Writes nothing. Run `masrl build` to fix.
+    on disk. Prints a unified diff for each stale file. Run `masrl build` to fix. Writes nothing
+    but its cache: when no file has changed since the last run found everything current (the
+    fingerprint in .masrl-cache/), it answers at once; --full always renders.
 
     Example:
 
@@ -54,6 +60,12 @@ def command(ctx: click.Context) -> None:
         masrl check
     """
     root = root_of(ctx)
+    known = None if full else _state.current_outputs(root)
+    if known is not None:
+        click.echo(f"{known} generated files are up to date (nothing changed since the last check)", err=True)
+        return
+    from masrl.build import generate
+
     outputs = generate(root)
     lines = drift(root, outputs)
     if lines:
@@ -61,4 +73,5 @@ def command(ctx: click.Context) -> None:
             click.echo(line)
         click.echo("Generated files are out of date; run `masrl build` and commit the result.", err=True)
         raise ReportedFailure()
+    _state.record(root, len(outputs))
     click.echo(f"{len(outputs)} generated files are up to date", err=True)

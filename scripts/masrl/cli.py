@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from masrl import __version__
-from masrl._records import find_root
+from masrl._root import find_root
 
 # Command name -> module whose `command` attribute implements it.
 COMMANDS = {
