@@ -291,7 +291,7 @@ _valid_view = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(views=st.lists(_view | _valid_view, max_size=3) | _field_values)
 def test_any_views_list_is_refused_or_read(tmp_path: Path, views: Any) -> None:
     (tmp_path / "claims.yaml").write_text(yaml.safe_dump({"claims": [], "views": views}), "utf-8")
