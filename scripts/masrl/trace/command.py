@@ -8,7 +8,7 @@ click is imported here: the trace modules (and msgspec, jsonschema) load when a 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -207,67 +207,141 @@ def import_group() -> None:
 @import_group.command(name="otel")
 @_FILE
 @click.option(
-    "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write here, not to standard output."
+    "--output",
+    "-o",
+    type=click.Path(path_type=str),
+    help="Write here, not to standard output; a folder (an existing one, or a path ending in /) gets "
+    "every trace of the export as <trace_id>.json.",
 )
 @click.option("--trace-id", help="The OpenTelemetry trace to import when the file holds several.")
-def import_otel(file: Path, output: Path | None, trace_id: str | None) -> None:
-    """Import an OTLP/JSON export of OpenTelemetry GenAI spans as an orchestration trace.
+@click.option(
+    "--keep-going",
+    is_flag=True,
+    help="Skip the parts of the export that cannot be read and the traces that cannot be imported, "
+    "write the rest, list the problems, and exit 1 if there were any.",
+)
+def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going: bool) -> None:
+    """Import OpenTelemetry spans of agent frameworks (OTLP/JSON) as orchestration traces.
 
-    Maps gen_ai.operation.name invoke_agent (spawn or delegation, then return), create_agent
-    (spawn), execute_tool (tool_call and tool_result) and chat / text_completion /
-    generate_content (a message to the model), with gen_ai.agent.name, gen_ai.tool.name and
-    gen_ai.usage.input_tokens / output_tokens; parent and child spans become edges and parent
-    links; timestamps become seconds from the first span. Spans that cannot be mapped are listed
-    on standard error and in the output's metadata.unmapped_spans. The result is validated
-    before it is written; if it does not validate, nothing is written and the command exits 1.
+    Reads one OTLP/JSON export, or one per line (JSON Lines, as the Collector's file exporter
+    writes them), with spans in the OpenTelemetry GenAI conventions (gen_ai.operation.name
+    invoke_agent, create_agent, execute_tool, chat, agent_handoff; gen_ai.agent.name,
+    gen_ai.tool.name, gen_ai.usage.*) or OpenInference's (openinference.span.kind AGENT, CHAIN,
+    TOOL, LLM; agent.name, graph.node.*, tool.name, llm.token_count.*). Agent spans become spawns
+    or delegations and returns, handoffs between agents become delegations, tool spans tool calls
+    and results, model calls messages to the model with their tokens; a failed span marks its
+    event with status error. Parent and child spans become edges and parent links; timestamps
+    become seconds from the first span. Spans that map to no event are listed on standard error
+    and kept in the output's metadata.unmapped_spans; guesses are reported as warnings.
+
+    An export holding several traces needs --trace-id, or a folder for -o: each trace is then
+    written as FOLDER/<trace_id>.json (traces in which no span maps to an event are reported and
+    skipped). Every trace is validated before it is written; one that does not validate is not
+    written, and the command exits 1. Supported frameworks: see traces/README.md.
 
     Example:
 
     \b
         masrl trace import otel spans.json -o traces/run-0042.json
+        masrl trace import otel collector.jsonl -o runs/
+        masrl trace import otel autogen.json --trace-id 4bf92f3577b34da6a3ce929d0e0e4736
     """
-    import json
+    from masrl.trace._otel import OtelError, Skipped, convert, convert_all, read_export
 
-    import msgspec
-
-    from masrl.trace._otel import OtelError, convert, read_spans
-    from masrl.trace._validate import validate_trace
-
-    raw = file.read_bytes()
+    to_folder = output is not None and (output.endswith(("/", "\\")) or Path(output).is_dir())
+    target = Path(output) if output is not None else None
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise MasrlError(f"{file}: not an OTLP/JSON export: {exc}") from None
-    try:
-        spans, broken, resource = read_spans(data)
+        spans, broken, resource, problems = read_export(file.read_bytes(), keep_going=keep_going)
         system = resource.get("service.name")
-        imported = convert(spans, trace_id=trace_id, system=system if isinstance(system, str) and system else None)
+        system = system if isinstance(system, str) and system else None
+        if to_folder and trace_id is None:
+            results = list(convert_all(spans, system=system))
+            if not results:
+                raise OtelError("", "the export holds no span that can be read")
+        else:
+            results = [convert(spans, trace_id=trace_id, system=system)]
     except OtelError as exc:
         raise MasrlError(f"{file}: {exc.where or '(file)'}: {exc.message}") from None
     except RecursionError:
         raise MasrlError(f"{file}: spans nest too deeply to import (hundreds of levels of parent spans)") from None
-    unmapped = broken + imported.unmapped
-    if broken:
-        metadata = imported.trace.metadata
-        assert isinstance(metadata, dict)
-        metadata["unmapped_spans"] = [u.as_json() for u in unmapped]
+    for where, message in problems:
+        click.echo(f"{file}: {where}: {message}; skipped")
+    _report_unmapped(file, broken)
+    written, failed = 0, len(problems)
+    for result in results:
+        if isinstance(result, Skipped):
+            click.echo(
+                f"{file}: trace {result.trace_id}: none of its {result.spans} spans maps to an event; not written",
+                err=True,
+            )
+            continue
+        if broken and len(results) == 1:  # spans that could not be read belong to no known trace
+            metadata = result.trace.metadata
+            assert isinstance(metadata, dict)
+            metadata["unmapped_spans"] = [u.as_json() for u in broken] + metadata["unmapped_spans"]
+        path = target / f"{result.trace.trace_id}.json" if to_folder and target is not None else target
+        ok = _write_imported(file, result, path, keep_going)
+        written += ok
+        failed += not ok
+    click.echo(
+        f"imported {len(results)} trace{'s' if len(results) != 1 else ''} of {len(spans)} spans: wrote {written}"
+        + (f" to {output}" if output is not None and written else "")
+        + (f"; {failed} problem{'s' if failed != 1 else ''}" if failed else ""),
+        err=True,
+    )
+    if failed:
+        raise ReportedFailure()
+
+
+def _report_unmapped(file: Path, unmapped: list[Any]) -> None:
+    """One line per reason: the span when it is the only one, else how many and the first."""
+    by_reason: dict[str, list[Any]] = {}
     for u in unmapped:
-        click.echo(f"{file}: {u.where}: span {u.name or u.span_id!r} not mapped: {u.reason}", err=True)
-    checked = validate_trace(imported.trace, str(output or "<imported trace>"))
+        by_reason.setdefault(u.reason, []).append(u)
+    for reason, spans in by_reason.items():
+        u = spans[0]
+        if len(spans) == 1:
+            click.echo(f"{file}: {u.where}: span {u.name or u.span_id!r} not mapped: {reason}", err=True)
+        else:
+            click.echo(
+                f"{file}: {len(spans)} spans not mapped: {reason} (the first: {u.name or u.span_id!r} at {u.where})",
+                err=True,
+            )
+
+
+def _write_imported(file: Path, result: Any, output: Path | None, keep_going: bool) -> bool:
+    """Validate one imported trace and write it; report and return False when it does not validate."""
+    import msgspec
+
+    from masrl.trace._validate import validate_trace
+
+    for warning in result.warnings:
+        click.echo(f"{file}: warning: {warning}", err=True)
+    _report_unmapped(file, result.unmapped)
+    checked = validate_trace(result.trace, str(output or "<imported trace>"))
     if not checked.ok:
-        click.echo("The imported trace does not validate; nothing was written.", err=True)
-        _report([checked])
-    text = msgspec.json.format(msgspec.json.encode(imported.trace), indent=2).decode("utf-8") + "\n"
+        click.echo(
+            f"{file}: trace {result.trace.trace_id}: the imported trace does not validate; not written", err=True
+        )
+        for problem in checked.problems:
+            click.echo(str(problem))
+        if not keep_going:
+            click.echo(f"{len(checked.problems)} problems", err=True)
+            raise ReportedFailure()
+        return False
+    text = msgspec.json.format(msgspec.json.encode(result.trace), indent=2).decode("utf-8") + "\n"
     if output is None:
         click.echo(text, nl=False)
     else:
         from masrl._writer import write_if_changed
 
+        output.parent.mkdir(parents=True, exist_ok=True)
         write_if_changed(output, text)
     click.echo(
-        f"imported {imported.spans} spans as {len(imported.trace.events)} events and "
-        f"{len(imported.trace.edges)} edges; {len(unmapped)} not mapped"
-        + (f"; {imported.adjusted} moved inside their parent span" if imported.adjusted else "")
+        f"trace {result.trace.trace_id}: {result.spans} spans as {len(result.trace.events)} events and "
+        f"{len(result.trace.edges)} edges; {len(result.unmapped)} not mapped"
+        + (f"; {result.adjusted} moved inside their parent span" if result.adjusted else "")
         + (f"; wrote {output}" if output else ""),
         err=True,
     )
+    return True
