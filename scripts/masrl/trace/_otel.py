@@ -59,6 +59,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 from msgspec import UNSET
 
 from masrl.trace import _model as m
@@ -107,11 +108,11 @@ class OtelError(Exception):
         self.message = message
 
 
-@dataclass
+@dataclass(slots=True)
 class Span:
     """One span as read from the export."""
 
-    where: str  # JSON Pointer of the span in the file (after "line N: " in JSON Lines)
+    place: tuple[str, int, int, int]  # prefix ("line N: " in JSON Lines) and resourceSpans, scopeSpans, spans indexes
     trace_id: str
     span_id: str
     parent_id: str
@@ -124,6 +125,12 @@ class Span:
     children: list[Span] = field(default_factory=list)
     parent: Span | None = None
     usage_below: bool | None = None  # whether a span inside this one reports usage (computed once)
+
+    @property
+    def where(self) -> str:
+        """JSON Pointer of the span in the file (after ``line N: `` in JSON Lines)."""
+        prefix, r, s, k = self.place
+        return prefix + pointer("resourceSpans", r, "scopeSpans", s, "spans", k)
 
     @property
     def operation(self) -> Any:
@@ -202,17 +209,27 @@ def _value(any_value: Any) -> Any:
     raise ValueError(f"{kind} does not hold a value of the right kind")
 
 
-def _attributes(raw: Any, where: str) -> dict[str, Any]:
+def _attributes(raw: Any) -> dict[str, Any]:
     if raw is None:
         return {}
     if not isinstance(raw, list):
         raise ValueError("attributes must be an array of {key, value}")
-    out = {}
+    out: dict[str, Any] = {}
     for k, item in enumerate(raw):
         if not isinstance(item, dict) or not isinstance(item.get("key"), str):
             raise ValueError(f"attribute {k} must be an object with a string key")
+        value = item.get("value")
+        if type(value) is dict and len(value) == 1:  # the common cases, without a call
+            text = value.get("stringValue")
+            if type(text) is str:
+                out[item["key"]] = text
+                continue
+            number = value.get("intValue")
+            if type(number) is int or (type(number) is str and _whole(number)):
+                out[item["key"]] = int(number)
+                continue
         try:
-            out[item["key"]] = _value(item.get("value"))
+            out[item["key"]] = _value(value)
         except (ValueError, TypeError, KeyError) as exc:
             raise ValueError(f"attribute {item['key']!r}: {exc}") from None
     return out
@@ -258,7 +275,7 @@ def read_spans(
             fail(pointer("resourceSpans", r), "each resourceSpans item must be an object")
             continue
         try:
-            resource.update(_attributes((resource_spans.get("resource") or {}).get("attributes"), ""))
+            resource.update(_attributes((resource_spans.get("resource") or {}).get("attributes")))
         except (ValueError, AttributeError):
             fail(pointer("resourceSpans", r, "resource"), "resource attributes are malformed")
             continue
@@ -272,16 +289,19 @@ def read_spans(
                 fail(pointer("resourceSpans", r, "scopeSpans", s), "a scopeSpans item holds a spans array")
                 continue
             for k, raw in enumerate(items):
-                where = prefix + pointer("resourceSpans", r, "scopeSpans", s, "spans", k)
-                span = _span(raw, where, broken)
+                span = _span(raw, (prefix, r, s, k), broken)
                 if span is not None:
                     spans.append(span)
     return spans, broken, resource
 
 
-def _span(raw: Any, where: str, broken: list[Unmapped]) -> Span | None:
+def _span(raw: Any, place: tuple[str, int, int, int], broken: list[Unmapped]) -> Span | None:
+    def where() -> str:
+        prefix, r, s, k = place
+        return prefix + pointer("resourceSpans", r, "scopeSpans", s, "spans", k)
+
     if not isinstance(raw, dict):
-        broken.append(Unmapped(where, "", "", None, "a span must be an object"))
+        broken.append(Unmapped(where(), "", "", None, "a span must be an object"))
         return None
     span_id, name = raw.get("spanId"), raw.get("name")
     shown_id = span_id if isinstance(span_id, str) else ""
@@ -300,15 +320,15 @@ def _span(raw: Any, where: str, broken: list[Unmapped]) -> Span | None:
             end = _nanos(raw.get("endTimeUnixNano"))
         except ValueError as exc:
             raise ValueError(f"startTimeUnixNano and endTimeUnixNano {exc}") from None
-        attributes = _attributes(raw.get("attributes"), where)
+        attributes = _attributes(raw.get("attributes"))
     except ValueError as exc:
-        broken.append(Unmapped(where, shown_id, shown_name, None, str(exc)))
+        broken.append(Unmapped(where(), shown_id, shown_name, None, str(exc)))
         return None
     operation = attributes.get(OPERATION)
     if operation is not None and not isinstance(operation, str):
-        broken.append(Unmapped(where, span_id, shown_name, None, f"{OPERATION} must be a string"))
+        broken.append(Unmapped(where(), span_id, shown_name, None, f"{OPERATION} must be a string"))
         return None
-    span = Span(where, trace_id, span_id, parent, shown_name, start, max(start, end), attributes)
+    span = Span(place, trace_id, span_id, parent, shown_name, start, max(start, end), attributes)
     _outcome(span, raw.get("status"), raw.get("events"))
     return span
 
@@ -325,7 +345,7 @@ def _outcome(span: Span, status: Any, events: Any) -> None:
             if not isinstance(event, dict) or event.get("name") != "exception":
                 continue
             try:
-                details = _attributes(event.get("attributes"), "")
+                details = _attributes(event.get("attributes"))
             except ValueError:
                 details = {}
             kind, text = details.get("exception.type"), details.get("exception.message")
@@ -351,11 +371,14 @@ def read_export(
     problems: list[tuple[str, str]] = []
     kept = problems if keep_going else None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        if exc.msg != "Extra data":
-            raise OtelError("(file)", f"not an OTLP/JSON export: {exc}") from None
-        return _read_lines(text, kept, problems)
+        data = msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        try:  # the standard library's message says where and what, and tells JSON Lines apart
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if exc.msg != "Extra data":
+                raise OtelError("(file)", f"not an OTLP/JSON export: {exc}") from None
+            return _read_lines(text, kept, problems)
     spans, broken, resource = read_spans(data, problems=kept)
     return spans, broken, resource, problems
 
@@ -370,7 +393,11 @@ def _read_lines(
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = msgspec.json.decode(line)
+        except msgspec.DecodeError:
+            data = None
+        try:
+            data = json.loads(line) if data is None else data
         except json.JSONDecodeError as exc:
             if kept is None:
                 raise OtelError(f"line {n}", f"not an OTLP/JSON export: {exc}") from None
