@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import FIXTURES, assert_golden
 
@@ -239,3 +241,71 @@ def test_failed_model_calls_keep_their_error(tmp_path: Path, run_cli: Any, case:
     assert result.exit_code == 0
     failed = [e for e in json.loads(result.stdout)["events"] if e.get("status") == "error"]
     assert [(e["type"], e["agent"], e["error"]) for e in failed] == [("message", "triage", error)]
+
+
+# Property: whatever shape the spans take, the importer writes only traces its validator accepts,
+# and their metrics keep the invariants.
+_KINDS = [
+    [("gen_ai.operation.name", "invoke_agent"), ("gen_ai.agent.name", "a")],
+    [("gen_ai.operation.name", "invoke_agent"), ("gen_ai.agent.name", "b")],
+    [("gen_ai.operation.name", "invoke_agent"), ("gen_ai.agent.name", "c")],
+    [("gen_ai.operation.name", "invoke_agent")],  # a workflow span that names no agent
+    [("gen_ai.operation.name", "create_agent"), ("gen_ai.agent.name", "b")],
+    [("gen_ai.operation.name", "execute_tool"), ("gen_ai.tool.name", "search")],
+    [("gen_ai.operation.name", "chat"), ("gen_ai.usage.input_tokens", 10), ("gen_ai.usage.output_tokens", 3)],
+    [("gen_ai.operation.name", "agent_handoff"), ("gen_ai.handoff.to_agent", "c")],
+    [("gen_ai.operation.name", "unknown")],
+    [("openinference.span.kind", "AGENT"), ("agent.name", "d")],
+    [("openinference.span.kind", "CHAIN"), ("graph.node.id", "e")],
+    [("openinference.span.kind", "CHAIN")],
+    [("openinference.span.kind", "LLM"), ("llm.token_count.prompt", 5)],
+    [("openinference.span.kind", "TOOL"), ("tool.name", "fetch")],
+]
+
+
+def _attribute(key: str, value: Any) -> dict[str, Any]:
+    return {"key": key, "value": {"intValue": str(value)} if isinstance(value, int) else {"stringValue": value}}
+
+
+@st.composite
+def _exports(draw: Any) -> dict[str, Any]:
+    n = draw(st.integers(min_value=1, max_value=14))
+    spans = []
+    for k in range(n):
+        parent = draw(st.one_of(st.none(), st.integers(min_value=0, max_value=n - 1)))
+        start = draw(st.integers(min_value=0, max_value=50))
+        length = draw(st.integers(min_value=0, max_value=50))
+        failed = draw(st.booleans())
+        spans.append(
+            {
+                "traceId": draw(st.sampled_from(["01", "02"])),
+                "spanId": f"s{k}",
+                "parentSpanId": f"s{parent}" if parent is not None else "",
+                "name": f"span {k}",
+                "startTimeUnixNano": str(start * 10**6),
+                "endTimeUnixNano": str((start + length) * 10**6),
+                "attributes": [_attribute(key, v) for key, v in draw(st.sampled_from(_KINDS))],
+                "status": {"code": 2, "message": "failed"} if failed else {"code": 0},
+            }
+        )
+    return {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+
+
+@settings(max_examples=300, deadline=None)
+@given(_exports())
+def test_any_span_shape_imports_to_valid_traces(export: dict[str, Any]) -> None:
+    from masrl.trace._metrics import compute
+    from masrl.trace._otel import Skipped, convert_all, read_spans
+    from masrl.trace._validate import validate_trace
+
+    spans, _, _ = read_spans(export)
+    for result in convert_all(spans, system="svc"):
+        if isinstance(result, Skipped):
+            continue
+        checked = validate_trace(result.trace, "imported")
+        assert checked.problems == []
+        assert checked.graph is not None
+        r = compute(result.trace, checked.graph)
+        assert r["critical_path_s"] <= r["makespan_s"] + 1e-9
+        assert r["critical_steps"] <= r["events"]
+        assert r["parallel_speedup"] >= 1

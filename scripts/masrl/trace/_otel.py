@@ -52,6 +52,7 @@ to its nearest mapped ancestor.
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 from collections import Counter
@@ -569,7 +570,7 @@ class _Builder:
         self.events: list[m.Event] = []
         self.made = 0  # events made, for their temporary ids
         self.edges: list[tuple[m.Event, m.Event, str]] = []
-        self.known: set[str] = set()  # agents spawned or acting as roots
+        self.known: dict[str, float] = {}  # agents spawned or acting as roots, and since when
         self.handoffs: dict[str, m.Event] = {}  # handoff events whose target has not started yet
         self.tops: list[_Node] = []  # mapped spans of the top level, in the order they start
         self.closings: dict[int, dict[str, Any]] = {}  # fields of each top-level agent's closing event
@@ -577,6 +578,14 @@ class _Builder:
         self.warnings: list[str] = []
         self.adjusted = 0
         self.conventions: set[str] = set()
+
+    def knows(self, agent: str, t: float) -> bool:
+        """Whether *agent* is spawned or acting as a root by time *t*."""
+        return self.known.get(agent, math.inf) <= t
+
+    def meet(self, agent: str, t: float) -> None:
+        """Note that *agent* is spawned (or acts as a root) at time *t*."""
+        self.known[agent] = min(self.known.get(agent, math.inf), t)
 
     def seconds(self, ns: int) -> float:
         return (ns - self.t0) / _NS
@@ -591,7 +600,8 @@ class _Builder:
         self.unmapped.append(Unmapped(span.where, span.span_id, span.name, span.label, reason))
 
     def link(self, src: m.Event, dst: m.Event, kind: str) -> None:
-        if src is not dst and src.t <= dst.t:
+        """An edge, unless *dst* starts before *src* is over (then it cannot depend on it)."""
+        if src is not dst and (src.t if src.end is UNSET else src.end) <= dst.t:
             self.edges.append((src, dst, kind))
 
 
@@ -653,8 +663,7 @@ def convert_trace(trace_id: str, spans: list[Span], *, system: str | None = None
         else:
             roots.append(s)
     b = _Builder(min(s.start for s in spans), system or "agent")
-    for root in roots:
-        _map(root, None, b)
+    _walk(roots, b)
     if not b.events:
         return Skipped(trace_id, len(spans), b.unmapped)
     _close_run(b)
@@ -679,6 +688,25 @@ def _clamp(span: Span, within: Span | None, builder: _Builder) -> None:
     if (start, end) != (span.start, span.end):
         span.start, span.end = start, end
         builder.adjusted += 1
+
+
+def _walk(roots: list[Span], b: _Builder) -> None:
+    """Map the spans of the top level in the order they start, wherever they sit under unmapped spans."""
+    heap = [(s.start, -s.end, k, s) for k, s in enumerate(roots)]
+    heapq.heapify(heap)
+    count = len(heap)
+    while heap:
+        span = heapq.heappop(heap)[3]
+        node = _events(span, None, b)
+        if node is None:
+            for child in span.children:
+                _clamp(child, span, b)
+                heapq.heappush(heap, (child.start, -child.end, count, child))
+                count += 1
+            continue
+        for child in span.children:
+            _map(child, node, b)
+        _link(node, b)
 
 
 def _map(span: Span, enclosing: _Node | None, b: _Builder) -> None:
@@ -720,11 +748,11 @@ def _events(span: Span, enclosing: _Node | None, b: _Builder) -> _Node | None:
             b.skip(span, "create_agent outside any agent's span: no agent to credit with the spawn")
             return None
         assert role.name is not None
-        if role.name == enclosing.actor or role.name in b.known:
+        if role.name == enclosing.actor or b.knows(role.name, start):
             b.skip(span, f"create_agent of {role.name!r}, which is already acting")
             return None
         spawn = b.add(m.Spawn, t=start, agent=enclosing.actor, to=role.name, **common)
-        b.known.add(role.name)
+        b.meet(role.name, start)
         return _Node(span, spawn, None, enclosing.actor, "causal")
     actor = enclosing.actor if enclosing else _own_actor(span, role, b)
     if actor is None:
@@ -734,9 +762,9 @@ def _events(span: Span, enclosing: _Node | None, b: _Builder) -> _Node | None:
         if role.name == actor:
             b.skip(span, f"{actor!r} hands off to itself")
             return None
-        kind: type[m.Event] = m.Message if role.name in b.known else m.Spawn
+        kind: type[m.Event] = m.Message if b.knows(role.name, start) else m.Spawn
         handoff = b.add(kind, t=start, agent=actor, to=role.name, **common, **_failure(span))
-        b.known.add(role.name)
+        b.meet(role.name, start)
         b.handoffs[role.name] = handoff
         node = _Node(span, handoff, None, actor, "delegate")
     elif role.kind == "tool":
@@ -787,14 +815,17 @@ def _arrive(actor: str, start: float, where: str, b: _Builder) -> tuple[m.Event 
     """
     before = b.tops[-1] if b.tops else None
     if before is None:
-        b.known.add(actor)
+        b.meet(actor, start)
         return None, "causal", []
     root = b.tops[0]
     if start < before.done:  # runs alongside the step before: started off by the run's first event
-        if actor in b.known:
+        if b.knows(actor, start):
             return None, "causal", [root.first]
+        if actor == root.actor:  # the root, in a span that starts before the one first met
+            b.meet(actor, start)
+            return None, "causal", []
         spawn = b.add(m.Spawn, t=start, agent=root.actor, to=actor, attributes={"otel.inferred": "spawn"})
-        b.known.add(actor)
+        b.meet(actor, start)
         b.link(root.first, spawn, "causal")
         b.warnings.append(
             f"{where}: {actor!r} starts while {before.actor!r} still works; counted as spawned by {root.actor!r}"
@@ -805,7 +836,7 @@ def _arrive(actor: str, start: float, where: str, b: _Builder) -> tuple[m.Event 
         return None, "causal", leads
     handoff = b.handoffs.pop(actor, None)
     if handoff is None or handoff.t > start:
-        kind: type[m.Event] = m.Message if actor in b.known else m.Spawn
+        kind: type[m.Event] = m.Message if b.knows(actor, before.done) else m.Spawn
         handoff = b.add(kind, t=before.done, agent=before.actor, to=actor, attributes={"otel.inferred": "handoff"})
         b.warnings.append(
             f"{where}: no handoff span names {actor!r}; counted as handed off by {before.actor!r}, "
@@ -813,7 +844,7 @@ def _arrive(actor: str, start: float, where: str, b: _Builder) -> tuple[m.Event 
         )
         for event in leads:
             b.link(event, handoff, "causal")
-    b.known.add(actor)
+    b.meet(actor, handoff.t)
     return handoff, "delegate", []
 
 
@@ -847,12 +878,12 @@ def _agent_span(
     if agent == enclosing.actor:
         b.skip(span, f"{agent!r} invokes itself; its work stays in the enclosing invocation")
         return None
-    if agent in b.known:
+    if b.knows(agent, start):
         first = b.add(m.Message, t=start, agent=enclosing.actor, to=agent, **common)
         link = "delegate"
     else:
         first = b.add(m.Spawn, t=start, agent=enclosing.actor, to=agent, **common)
-        b.known.add(agent)
+        b.meet(agent, start)
         link = "spawn"
     last = b.add(m.Return, t=end, agent=agent, to=enclosing.actor, parent=first.id, **closing)
     return _Node(span, first, last, agent, link)
