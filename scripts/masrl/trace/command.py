@@ -15,6 +15,7 @@ import click
 from masrl._cli_common import MasrlError, ReportedFailure
 
 if TYPE_CHECKING:
+    from masrl.trace._otel_write import Outcome
     from masrl.trace._validate import Checked
 
 _FILES = click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
@@ -246,45 +247,60 @@ def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going
         masrl trace import otel collector.jsonl -o runs/
         masrl trace import otel autogen.json --trace-id 4bf92f3577b34da6a3ce929d0e0e4736
     """
-    from masrl.trace._otel import OtelError, Skipped, convert, convert_all, read_export
+    import gc
 
+    from masrl.trace._otel import OtelError, convert, group, read_export
+    from masrl.trace._otel_write import unmapped_lines, write_folder, write_one
+
+    # The export becomes millions of small objects, none of them garbage until the command ends:
+    # the cyclic collector would only walk them again and again (it triples the time of a 100 MB import).
+    gc.disable()
     to_folder = output is not None and (output.endswith(("/", "\\")) or Path(output).is_dir())
     target = Path(output) if output is not None else None
+    shown = str(file)
     try:
         spans, broken, resource, problems = read_export(file.read_bytes(), keep_going=keep_going)
         system = resource.get("service.name")
         system = system if isinstance(system, str) and system else None
         if to_folder and trace_id is None:
-            results = list(convert_all(spans, system=system))
-            if not results:
+            groups = group(spans)
+            if not groups:
                 raise OtelError("", "the export holds no span that can be read")
+            traces = len(groups)
         else:
-            results = [convert(spans, trace_id=trace_id, system=system)]
+            result = convert(spans, trace_id=trace_id, system=system)
+            traces = 1
+            if broken:  # spans that could not be read belong to no known trace; with one trace, to it
+                metadata = result.trace.metadata
+                assert isinstance(metadata, dict)
+                metadata["unmapped_spans"] = [u.as_json() for u in broken] + metadata["unmapped_spans"]
     except OtelError as exc:
         raise MasrlError(f"{file}: {exc.where or '(file)'}: {exc.message}") from None
     except RecursionError:
         raise MasrlError(f"{file}: spans nest too deeply to import (hundreds of levels of parent spans)") from None
     for where, message in problems:
         click.echo(f"{file}: {where}: {message}; skipped")
-    _report_unmapped(file, broken)
-    written, failed = 0, len(problems)
-    for result in results:
-        if isinstance(result, Skipped):
-            click.echo(
-                f"{file}: trace {result.trace_id}: none of its {result.spans} spans maps to an event; not written",
-                err=True,
-            )
-            continue
-        if broken and len(results) == 1:  # spans that could not be read belong to no known trace
-            metadata = result.trace.metadata
-            assert isinstance(metadata, dict)
-            metadata["unmapped_spans"] = [u.as_json() for u in broken] + metadata["unmapped_spans"]
+    for line in unmapped_lines(shown, broken):
+        click.echo(line, err=True)
+    if to_folder and trace_id is None:
+        assert target is not None
+        outcomes: Any = write_folder(shown, groups, system, target)
+    else:
         path = target / f"{result.trace.trace_id}.json" if to_folder and target is not None else target
-        ok = _write_imported(file, result, path, keep_going)
-        written += ok
-        failed += not ok
+        outcomes = [write_one(shown, result, path)]
+    written, failed = 0, len(problems)
+    try:
+        for outcome in outcomes:
+            _show(outcome)
+            written += outcome.written
+            failed += outcome.refused
+            if outcome.refused and not keep_going:
+                click.echo(f"{len(outcome.out)} problems", err=True)
+                raise ReportedFailure()
+    except RecursionError:
+        raise MasrlError(f"{file}: spans nest too deeply to import (hundreds of levels of parent spans)") from None
     click.echo(
-        f"imported {len(results)} trace{'s' if len(results) != 1 else ''} of {len(spans)} spans: wrote {written}"
+        f"imported {traces} trace{'s' if traces != 1 else ''} of {len(spans)} spans: wrote {written}"
         + (f" to {output}" if output is not None and written else "")
         + (f"; {failed} problem{'s' if failed != 1 else ''}" if failed else ""),
         err=True,
@@ -293,55 +309,8 @@ def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going
         raise ReportedFailure()
 
 
-def _report_unmapped(file: Path, unmapped: list[Any]) -> None:
-    """One line per reason: the span when it is the only one, else how many and the first."""
-    by_reason: dict[str, list[Any]] = {}
-    for u in unmapped:
-        by_reason.setdefault(u.reason, []).append(u)
-    for reason, spans in by_reason.items():
-        u = spans[0]
-        if len(spans) == 1:
-            click.echo(f"{file}: {u.where}: span {u.name or u.span_id!r} not mapped: {reason}", err=True)
-        else:
-            click.echo(
-                f"{file}: {len(spans)} spans not mapped: {reason} (the first: {u.name or u.span_id!r} at {u.where})",
-                err=True,
-            )
-
-
-def _write_imported(file: Path, result: Any, output: Path | None, keep_going: bool) -> bool:
-    """Validate one imported trace and write it; report and return False when it does not validate."""
-    import msgspec
-
-    from masrl.trace._validate import validate_trace
-
-    for warning in result.warnings:
-        click.echo(f"{file}: warning: {warning}", err=True)
-    _report_unmapped(file, result.unmapped)
-    checked = validate_trace(result.trace, str(output or "<imported trace>"))
-    if not checked.ok:
-        click.echo(
-            f"{file}: trace {result.trace.trace_id}: the imported trace does not validate; not written", err=True
-        )
-        for problem in checked.problems:
-            click.echo(str(problem))
-        if not keep_going:
-            click.echo(f"{len(checked.problems)} problems", err=True)
-            raise ReportedFailure()
-        return False
-    text = msgspec.json.format(msgspec.json.encode(result.trace), indent=2).decode("utf-8") + "\n"
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        from masrl._writer import write_if_changed
-
-        output.parent.mkdir(parents=True, exist_ok=True)
-        write_if_changed(output, text)
-    click.echo(
-        f"trace {result.trace.trace_id}: {result.spans} spans as {len(result.trace.events)} events and "
-        f"{len(result.trace.edges)} edges; {len(result.unmapped)} not mapped"
-        + (f"; {result.adjusted} moved inside their parent span" if result.adjusted else "")
-        + (f"; wrote {output}" if output else ""),
-        err=True,
-    )
-    return True
+def _show(outcome: Outcome) -> None:
+    for line in outcome.err:
+        click.echo(line, err=True)
+    for text in outcome.out:
+        click.echo(text, nl=not text.endswith("\n"))
