@@ -173,6 +173,9 @@ def test_trace_id_picks_one(tmp_path: Path, run_cli: Any) -> None:
     assert result.exit_code == 0
     assert json.loads(result.stdout)["trace_id"] == chosen
     assert json.loads(result.stdout) == json.loads((tmp_path / f"{chosen}.json").read_text(encoding="utf-8"))
+    into = tmp_path / "one"
+    assert run_cli("trace", "import", "otel", str(AUTOGEN), "--trace-id", chosen, "-o", f"{into}/").exit_code == 0
+    assert [p.name for p in into.iterdir()] == [f"{chosen}.json"]
 
 
 def test_a_folder_gets_every_trace(tmp_path: Path, run_cli: Any) -> None:
