@@ -178,13 +178,17 @@ def test_trace_id_picks_one(tmp_path: Path, run_cli: Any) -> None:
     assert [p.name for p in into.iterdir()] == [f"{chosen}.json"]
 
 
-def test_a_folder_gets_every_trace(tmp_path: Path, run_cli: Any) -> None:
-    result = _import_all(run_cli, AUTOGEN, tmp_path / "new")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_folder_gets_every_trace(tmp_path: Path, run_cli: Any, jobs: str) -> None:
+    result = _import_all(run_cli, AUTOGEN, tmp_path / "new", "--jobs", jobs)
     assert result.exit_code == 0
-    assert len(list((tmp_path / "new").glob("*.json"))) == 4
+    written = sorted((tmp_path / "new").glob("*.json"))
+    assert len(written) == 4
     skipped = [line for line in result.stderr.splitlines() if line.endswith("maps to an event; not written")]
     assert len(skipped) == 18
     assert result.stderr.splitlines()[-1] == f"imported 22 traces of 65 spans: wrote 4 to {tmp_path}/new/"
+    one = run_cli("trace", "import", "otel", str(AUTOGEN), "--trace-id", written[0].stem)
+    assert json.loads(one.stdout) == json.loads(written[0].read_text(encoding="utf-8"))
 
 
 def test_json_lines_one_export_per_line(tmp_path: Path, run_cli: Any) -> None:

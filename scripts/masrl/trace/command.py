@@ -221,7 +221,13 @@ def import_group() -> None:
     help="Skip the parts of the export that cannot be read and the traces that cannot be imported, "
     "write the rest, list the problems, and exit 1 if there were any.",
 )
-def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going: bool) -> None:
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    help="Processes that import the traces of a folder import  [default: the number of CPUs]",
+)
+def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going: bool, jobs: int | None) -> None:
     """Import OpenTelemetry spans of agent frameworks (OTLP/JSON) as orchestration traces.
 
     Reads one OTLP/JSON export, or one per line (JSON Lines, as the Collector's file exporter
@@ -284,7 +290,7 @@ def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going
         click.echo(line, err=True)
     if to_folder and trace_id is None:
         assert target is not None
-        outcomes: Any = write_folder(shown, groups, system, target)
+        outcomes: Any = write_folder(shown, groups, system, target, workers=jobs)
     else:
         path = target / f"{result.trace.trace_id}.json" if to_folder and target is not None else target
         outcomes = [write_one(shown, result, path)]
