@@ -25,6 +25,7 @@ COLLECTOR = OTEL / "collector.jsonl"
 #  failed events, total tokens)
 RECORDINGS = [
     ("openai-agents-handoff.json", 1, {"billing": "sub-agent", "triage": "root"}, [("triage", "billing")], [("triage", "billing")], 0, 289),
+    ("openai-agents-openinference.json", 1, {"billing": "sub-agent", "triage": "root"}, [("triage", "billing")], [("triage", "billing")], 1, 297),
     ("openai-agents-as-tools.json", 1, {"french_agent": "sub-agent", "orchestrator": "root", "spanish_agent": "sub-agent"}, [("orchestrator", "french_agent"), ("orchestrator", "spanish_agent")], [], 0, 255),
     ("pydantic-ai-delegation.json", 1, {"planner": "root", "researcher": "sub-agent"}, [("planner", "researcher")], [], 0, 398),
     ("strands-agents-as-tools.json", 1, {"orchestrator": "root", "researcher": "sub-agent"}, [("orchestrator", "researcher")], [], 1, 534),
@@ -263,6 +264,7 @@ _KINDS = [
     [("gen_ai.operation.name", "agent_handoff"), ("gen_ai.handoff.to_agent", "c")],
     [("gen_ai.operation.name", "unknown")],
     [("openinference.span.kind", "AGENT"), ("agent.name", "d")],
+    [("openinference.span.kind", "AGENT")],  # a workflow span, or an agent named by its span name
     [("openinference.span.kind", "CHAIN"), ("graph.node.id", "e")],
     [("openinference.span.kind", "CHAIN")],
     [("openinference.span.kind", "LLM"), ("llm.token_count.prompt", 5)],

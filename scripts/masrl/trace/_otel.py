@@ -14,7 +14,8 @@ Two attribute conventions are read, span by span:
   ``execute_tool`` (``gen_ai.tool.name``), ``chat`` / ``text_completion`` / ``generate_content``
   (a model call; ``gen_ai.request.model``), and ``agent_handoff`` / ``handoff``
   (``gen_ai.handoff.to_agent``); tokens from ``gen_ai.usage.input_tokens`` / ``output_tokens``;
-* OpenInference, by ``openinference.span.kind``: ``AGENT`` (``agent.name``), ``TOOL``
+* OpenInference, by ``openinference.span.kind``: ``AGENT`` (``agent.name``; one that names no
+  agent while agents inside it do is a workflow span, like an unnamed ``invoke_agent``), ``TOOL``
   (``tool.name``), ``LLM`` (``llm.model_name``; tokens from ``llm.token_count.prompt`` /
   ``completion``); a ``CHAIN`` span starts an agent's work when it names an agent other than the
   one already acting (``agent.name``, ``graph.node.name`` / ``graph.node.id``, or the outermost
@@ -479,7 +480,10 @@ def _role(span: Span, acting: str | None) -> _Role:
         return _Role(None, reason=f"no {OPERATION} or {OI_KIND} attribute")
     kind = kind.upper()
     if kind == "AGENT":
-        return _Role("agent", _graph_node(span) or span.name or None)
+        named = _graph_node(span)
+        if named is None and _names_agents_below(span):
+            return _Role(None, reason="OpenInference AGENT span names no agent, and agents that do run inside it")
+        return _Role("agent", named or span.name or None)
     if kind == "TOOL":
         return _Role("tool", _text(span, OI_TOOL) or span.name or None)
     if kind == "LLM":
@@ -488,6 +492,17 @@ def _role(span: Span, acting: str | None) -> _Role:
     if node is not None and node != acting:
         return _Role("agent", node)
     return _Role(None, reason=f"OpenInference {kind} span has no counterpart in an orchestration trace")
+
+
+def _names_agents_below(span: Span) -> bool:
+    """Whether a span inside *span* names its agent (so *span* is a workflow around agents)."""
+    stack = list(span.children)
+    while stack:
+        s = stack.pop()
+        if _text(s, AGENT_NAME, OI_AGENT, *OI_NODE):
+            return True
+        stack.extend(s.children)
+    return False
 
 
 def _model_of(span: Span) -> str:
