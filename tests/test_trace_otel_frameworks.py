@@ -318,3 +318,35 @@ def test_any_span_shape_imports_to_valid_traces(export: dict[str, Any]) -> None:
         assert r["critical_path_s"] <= r["makespan_s"] + 1e-9
         assert r["critical_steps"] <= r["events"]
         assert r["parallel_speedup"] >= 1
+
+
+def _refuse_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the validator refuse one AutoGen trace, as if the importer had made a wrong one."""
+    from masrl.trace import _otel_write
+    from masrl.trace._problems import TraceProblem
+    from masrl.trace._validate import Checked, validate_trace
+
+    def refusing(trace: Any, shown: str) -> Checked:
+        checked = validate_trace(trace, shown)
+        if trace.trace_id.startswith("60de"):
+            checked.problems = [TraceProblem(shown, "/events/0", "made-up problem")]
+        return checked
+
+    monkeypatch.setattr(_otel_write, "validate_trace", refusing)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_refused_trace_leaves_nothing_written(
+    tmp_path: Path, run_cli: Any, monkeypatch: pytest.MonkeyPatch, jobs: str
+) -> None:
+    _refuse_one(monkeypatch)
+    result = _import_all(run_cli, AUTOGEN, tmp_path / "out", "--jobs", jobs)
+    assert result.exit_code == 1
+    assert result.stdout.endswith("/events/0: made-up problem\n")
+    assert "the imported trace does not validate; not written" in result.stderr
+    assert result.stderr.endswith("Nothing was written (--keep-going writes the traces that passed).\n")
+    assert not (tmp_path / "out").exists()
+    kept = _import_all(run_cli, AUTOGEN, tmp_path / "kept", "--jobs", jobs, "--keep-going")
+    assert kept.exit_code == 1
+    assert len(list((tmp_path / "kept").glob("*.json"))) == 3
+    assert kept.stderr.splitlines()[-1] == f"imported 22 traces of 65 spans: wrote 3 to {tmp_path}/kept/; 1 problem"

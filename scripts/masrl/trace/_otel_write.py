@@ -1,9 +1,10 @@
-"""Validate and write the traces of an OpenTelemetry import, one by one or on all cores.
+"""Validate and encode the traces of an OpenTelemetry import, one by one or on all cores.
 
-Each trace of an export is converted, validated, encoded and written on its own, so a folder
-import of many traces is spread over a process pool (forked, so the workers share the spans read
-by the parent instead of receiving copies). What each trace has to say comes back as lines, printed
-by the command in trace order.
+Each trace of an export is converted, validated and encoded on its own, so a folder import of many
+traces is spread over a process pool (forked, so the workers share the spans read by the parent
+instead of receiving copies). Each trace comes back as its text and the lines to report; the
+command writes the files only once every trace has passed, so a refused trace leaves nothing
+half-written.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from masrl.trace._validate import validate_trace
 
 @dataclass
 class Outcome:
-    """What became of one trace: written, skipped (nothing maps) or refused, and the lines to print."""
+    """What became of one trace: its text, or skipped (nothing maps) or refused, and the lines to print."""
 
-    written: bool = False
+    path: Path | None = None  # where the trace goes (None: standard output)
+    text: str | None = None  # the trace, validated and encoded
     refused: bool = False
     out: list[str] = field(default_factory=list)  # problems, for standard output
     err: list[str] = field(default_factory=list)  # reports, for standard error
@@ -49,8 +51,8 @@ def unmapped_lines(shown: str, unmapped: list[Unmapped]) -> list[str]:
     return lines
 
 
-def write_one(shown: str, result: Imported | Skipped, output: Path | None) -> Outcome:
-    """Validate one imported trace and write it to *output* (None: the outcome carries the text)."""
+def encode_one(shown: str, result: Imported | Skipped, output: Path | None) -> Outcome:
+    """Validate one imported trace and encode it, to be written to *output* (None: standard output)."""
     if isinstance(result, Skipped):
         return Outcome(
             err=[f"{shown}: trace {result.trace_id}: none of its {result.spans} spans maps to an event; not written"]
@@ -62,20 +64,12 @@ def write_one(shown: str, result: Imported | Skipped, output: Path | None) -> Ou
         outcome.err.append(f"{shown}: trace {result.trace.trace_id}: the imported trace does not validate; not written")
         outcome.out = [str(p) for p in checked.problems]
         return outcome
-    text = msgspec.json.format(msgspec.json.encode(result.trace), indent=2).decode("utf-8") + "\n"
-    if output is None:
-        outcome.out = [text]
-    else:
-        from masrl._writer import write_if_changed
-
-        output.parent.mkdir(parents=True, exist_ok=True)
-        write_if_changed(output, text)
-    outcome.written = True
+    outcome.path = output
+    outcome.text = msgspec.json.format(msgspec.json.encode(result.trace), indent=2).decode("utf-8") + "\n"
     outcome.err.append(
         f"trace {result.trace.trace_id}: {result.spans} spans as {len(result.trace.events)} events and "
         f"{len(result.trace.edges)} edges; {len(result.unmapped)} not mapped"
         + (f"; {result.adjusted} moved inside their parent span" if result.adjusted else "")
-        + (f"; wrote {output}" if output else "")
     )
     return outcome
 
@@ -87,13 +81,13 @@ _SHARED: dict[str, Any] = {}
 def _job(trace_id: str) -> Outcome:
     shared = _SHARED
     result = convert_trace(trace_id, shared["groups"][trace_id], system=shared["system"])
-    return write_one(shared["shown"], result, shared["folder"] / f"{trace_id}.json")
+    return encode_one(shared["shown"], result, shared["folder"] / f"{trace_id}.json")
 
 
-def write_folder(
+def encode_folder(
     shown: str, groups: dict[str, list[Span]], system: str | None, folder: Path, *, workers: int | None = None
 ) -> Iterator[Outcome]:
-    """Import every trace of *groups* into *folder*, in trace order, on up to *workers* processes."""
+    """Import every trace of *groups*, bound for *folder*, in trace order, on up to *workers* processes."""
     workers = workers if workers is not None else (os.cpu_count() or 1)
     workers = min(workers, len(groups))
     _SHARED.update(groups=groups, system=system, folder=folder, shown=shown)

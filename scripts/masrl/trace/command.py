@@ -243,8 +243,9 @@ def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going
 
     An export holding several traces needs --trace-id, or a folder for -o: each trace is then
     written as FOLDER/<trace_id>.json (traces in which no span maps to an event are reported and
-    skipped). Every trace is validated before it is written; one that does not validate is not
-    written, and the command exits 1. Supported frameworks: see traces/README.md.
+    skipped). Every trace is validated before anything is written: if one does not validate,
+    nothing is written (with --keep-going, the others are) and the command exits 1. Supported
+    frameworks: see traces/README.md.
 
     Example:
 
@@ -256,7 +257,7 @@ def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going
     import gc
 
     from masrl.trace._otel import OtelError, convert, group, read_export
-    from masrl.trace._otel_write import unmapped_lines, write_folder, write_one
+    from masrl.trace._otel_write import encode_folder, encode_one, unmapped_lines
 
     # The export becomes millions of small objects, none of them garbage until the command ends:
     # the cyclic collector would only walk them again and again (it triples the time of a 100 MB import).
@@ -290,21 +291,23 @@ def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going
         click.echo(line, err=True)
     if to_folder and trace_id is None:
         assert target is not None
-        outcomes: Any = write_folder(shown, groups, system, target, workers=jobs)
+        outcomes: Any = encode_folder(shown, groups, system, target, workers=jobs)
     else:
         path = target / f"{result.trace.trace_id}.json" if to_folder and target is not None else target
-        outcomes = [write_one(shown, result, path)]
-    written, failed = 0, len(problems)
+        outcomes = [encode_one(shown, result, path)]
+    ready, failed = [], len(problems)
     try:
         for outcome in outcomes:
             _show(outcome)
-            written += outcome.written
             failed += outcome.refused
-            if outcome.refused and not keep_going:
-                click.echo(f"{len(outcome.out)} problems", err=True)
-                raise ReportedFailure()
+            if outcome.text is not None:
+                ready.append(outcome)
     except RecursionError:
         raise MasrlError(f"{file}: spans nest too deeply to import (hundreds of levels of parent spans)") from None
+    if failed and not keep_going:
+        click.echo("Nothing was written (--keep-going writes the traces that passed).", err=True)
+        raise ReportedFailure()
+    written = _write_all(ready)
     click.echo(
         f"imported {traces} trace{'s' if traces != 1 else ''} of {len(spans)} spans: wrote {written}"
         + (f" to {output}" if output is not None and written else "")
@@ -315,8 +318,22 @@ def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going
         raise ReportedFailure()
 
 
+def _write_all(ready: list[Outcome]) -> int:
+    """Write the traces that passed (each file atomically); print the one without a path."""
+    from masrl._writer import write_if_changed
+
+    for outcome in ready:
+        assert outcome.text is not None
+        if outcome.path is None:
+            click.echo(outcome.text, nl=False)
+        else:
+            outcome.path.parent.mkdir(parents=True, exist_ok=True)
+            write_if_changed(outcome.path, outcome.text)
+    return len(ready)
+
+
 def _show(outcome: Outcome) -> None:
     for line in outcome.err:
         click.echo(line, err=True)
-    for text in outcome.out:
-        click.echo(text, nl=not text.endswith("\n"))
+    for line in outcome.out:
+        click.echo(line)
