@@ -2,8 +2,9 @@
 
 Each trace of an export is converted, validated and encoded on its own, so a folder import of many
 traces is spread over a process pool (forked, so the workers share the spans read by the parent
-instead of receiving copies). Each trace comes back as its text and the lines to report; the
-command writes the files only once every trace has passed, so a refused trace leaves nothing
+instead of receiving copies). Each trace comes back as its text, or as a file in a staging
+folder beside the output when a worker encoded it, with the lines to report; the command moves
+the files into place only once every trace has passed, so a refused trace leaves nothing
 half-written.
 """
 
@@ -29,6 +30,7 @@ class Outcome:
 
     path: Path | None = None  # where the trace goes (None: standard output)
     text: str | None = None  # the trace, validated and encoded
+    staged: Path | None = None  # or the file in the staging folder that holds it
     refused: bool = False
     out: list[str] = field(default_factory=list)  # problems, for standard output
     err: list[str] = field(default_factory=list)  # reports, for standard error
@@ -81,18 +83,30 @@ _SHARED: dict[str, Any] = {}
 def _job(trace_id: str) -> Outcome:
     shared = _SHARED
     result = convert_trace(trace_id, shared["groups"][trace_id], system=shared["system"])
-    return encode_one(shared["shown"], result, shared["folder"] / f"{trace_id}.json")
+    outcome = encode_one(shared["shown"], result, shared["folder"] / f"{trace_id}.json")
+    if outcome.text is not None and shared["staging"] is not None:  # a worker: hand back a file, not the text
+        outcome.staged = shared["staging"] / f"{trace_id}.json"
+        outcome.staged.write_text(outcome.text, encoding="utf-8")
+        outcome.text = None
+    return outcome
 
 
 def encode_folder(
-    shown: str, groups: dict[str, list[Span]], system: str | None, folder: Path, *, workers: int | None = None
+    shown: str,
+    groups: dict[str, list[Span]],
+    system: str | None,
+    folder: Path,
+    staging: Path,
+    *,
+    workers: int | None = None,
 ) -> Iterator[Outcome]:
-    """Import every trace of *groups*, bound for *folder*, in trace order, on up to *workers* processes."""
-    workers = workers if workers is not None else (os.cpu_count() or 1)
-    workers = min(workers, len(groups))
-    _SHARED.update(groups=groups, system=system, folder=folder, shown=shown)
+    """Import every trace of *groups*, bound for *folder*, in trace order, on up to *workers* processes
+    (which leave the traces they encode in *staging*, a folder on the same file system)."""
+    workers = min(workers if workers is not None else (os.cpu_count() or 1), len(groups))
+    parallel = workers > 1 and "fork" in multiprocessing.get_all_start_methods()
+    _SHARED.update(groups=groups, system=system, folder=folder, shown=shown, staging=staging if parallel else None)
     try:
-        if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        if not parallel:
             yield from map(_job, groups)
             return
         chunk = max(1, len(groups) // (workers * 4))

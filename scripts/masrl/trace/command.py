@@ -7,8 +7,9 @@ click is imported here: the trace modules (and msgspec, jsonschema) load when a 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -225,7 +226,10 @@ def import_group() -> None:
     "--jobs",
     "-j",
     type=click.IntRange(min=1),
-    help="Processes that import the traces of a folder import  [default: the number of CPUs]",
+    default=1,
+    show_default=True,
+    help="Processes that import the traces of a folder import. More help on an idle machine with many "
+    "cores; each forked process copies the pages of the spans it reads.",
 )
 def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going: bool, jobs: int | None) -> None:
     """Import OpenTelemetry spans of agent frameworks (OTLP/JSON) as orchestration traces.
@@ -290,24 +294,16 @@ def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going
     for line in unmapped_lines(shown, broken):
         click.echo(line, err=True)
     if to_folder and trace_id is None:
+        import tempfile
+
         assert target is not None
-        outcomes: Any = encode_folder(shown, groups, system, target, workers=jobs)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=f".{target.name}.", dir=target.parent) as staging:
+            outcomes = encode_folder(shown, groups, system, target, Path(staging), workers=jobs)
+            written, failed = _gather(file, outcomes, len(problems), keep_going)
     else:
         path = target / f"{result.trace.trace_id}.json" if to_folder and target is not None else target
-        outcomes = [encode_one(shown, result, path)]
-    ready, failed = [], len(problems)
-    try:
-        for outcome in outcomes:
-            _show(outcome)
-            failed += outcome.refused
-            if outcome.text is not None:
-                ready.append(outcome)
-    except RecursionError:
-        raise MasrlError(f"{file}: spans nest too deeply to import (hundreds of levels of parent spans)") from None
-    if failed and not keep_going:
-        click.echo("Nothing was written (--keep-going writes the traces that passed).", err=True)
-        raise ReportedFailure()
-    written = _write_all(ready)
+        written, failed = _gather(file, [encode_one(shown, result, path)], len(problems), keep_going)
     click.echo(
         f"imported {traces} trace{'s' if traces != 1 else ''} of {len(spans)} spans: wrote {written}"
         + (f" to {output}" if output is not None and written else "")
@@ -318,16 +314,39 @@ def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going
         raise ReportedFailure()
 
 
+def _gather(file: Path, outcomes: Iterable[Outcome], failed: int, keep_going: bool) -> tuple[int, int]:
+    """Report every trace's outcome, then write the ones that passed, unless one failed without
+    --keep-going; returns how many were written and how many failed."""
+    ready = []
+    try:
+        for outcome in outcomes:
+            _show(outcome)
+            failed += outcome.refused
+            if outcome.text is not None or outcome.staged is not None:
+                ready.append(outcome)
+    except RecursionError:
+        raise MasrlError(f"{file}: spans nest too deeply to import (hundreds of levels of parent spans)") from None
+    if failed and not keep_going:
+        click.echo("Nothing was written (--keep-going writes the traces that passed).", err=True)
+        raise ReportedFailure()
+    return _write_all(ready), failed
+
+
 def _write_all(ready: list[Outcome]) -> int:
     """Write the traces that passed (each file atomically); print the one without a path."""
+    import os
+
     from masrl._writer import write_if_changed
 
     for outcome in ready:
-        assert outcome.text is not None
         if outcome.path is None:
             click.echo(outcome.text, nl=False)
+            continue
+        outcome.path.parent.mkdir(parents=True, exist_ok=True)
+        if outcome.staged is not None:
+            os.replace(outcome.staged, outcome.path)
         else:
-            outcome.path.parent.mkdir(parents=True, exist_ok=True)
+            assert outcome.text is not None
             write_if_changed(outcome.path, outcome.text)
     return len(ready)
 
