@@ -212,6 +212,7 @@ def _value(any_value: Any) -> Any:
 
 
 def _attributes(raw: Any) -> dict[str, Any]:
+    """The attributes of a span, event or resource as a dict; raises ValueError when malformed."""
     if raw is None:
         return {}
     if not isinstance(raw, list):
@@ -243,6 +244,8 @@ def _whole(raw: Any) -> bool:
 
 
 def _nanos(raw: Any) -> int:
+    if type(raw) is str and raw.isascii() and raw.isdigit() and len(raw) < 40:  # as the protobuf JSON mapping writes
+        return int(raw)
     if isinstance(raw, bool) or not (isinstance(raw, int) or _whole(raw)):
         raise ValueError("must be a whole number of nanoseconds since the Unix epoch")
     value = int(raw)
