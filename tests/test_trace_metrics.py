@@ -65,6 +65,7 @@ def test_reference_example_by_hand() -> None:
         "time_speedup": None,
         "stages": [],
         "parl_critical_steps": None,
+        "errors": 0,
         "tokens": {"input": 0, "output": 0, "total": 0},
         "cost": {"recorded": {"tokens": 12000, "wall_clock_s": 420, "tool_calls": 1, "messages": 1}, "events": {}},
         "per_agent": {

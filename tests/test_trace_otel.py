@@ -63,7 +63,7 @@ def test_unmapped_spans_are_reported_with_reasons() -> None:
             "/resourceSpans/0/scopeSpans/1/spans/0",
             "POST /v1/chat/completions",
             None,
-            "no gen_ai.operation.name attribute",
+            "no gen_ai.operation.name or openinference.span.kind attribute",
         ),
         (
             "/resourceSpans/0/scopeSpans/0/spans/11",
@@ -220,10 +220,11 @@ def test_cli_import(tmp_path: Path, run_cli: Any) -> None:
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
         f"{OTEL}: /resourceSpans/0/scopeSpans/1/spans/0: span 'POST /v1/chat/completions' not mapped: "
-        "no gen_ai.operation.name attribute",
+        "no gen_ai.operation.name or openinference.span.kind attribute",
         f"{OTEL}: /resourceSpans/0/scopeSpans/0/spans/11: span 'embeddings text-embedding-3-small' not mapped: "
         "operation 'embeddings' has no counterpart in an orchestration trace",
-        f"imported 20 spans as 27 events and 27 edges; 2 not mapped; wrote {out}",
+        "trace 4bf92f3577b34da6a3ce929d0e0e4736: 20 spans as 27 events and 27 edges; 2 not mapped",
+        f"imported 1 trace of 20 spans: wrote 1 to {out}",
     ]
     assert run_cli("trace", "validate", str(out)).exit_code == 0
     trace = json.loads(out.read_text(encoding="utf-8"))

@@ -122,7 +122,7 @@ SCHEMA_CASES: list[tuple[str, Callable[[dict[str, Any]], Any], list[str]]] = [
     ("null-role", lambda d: d["events"][0].update(role=None), [f"{F}: /events/0/role: role must be a string, not null"]),
     ("empty-agent", lambda d: d["events"][0].update(agent=""), [f"{F}: /events/0/agent: agent must not be empty"]),
     ("event-not-object", lambda d: d["events"].append("e9"), [f"{F}: /events/8: event must be an object, not the string 'e9'"]),
-    ("unknown-event-field", lambda d: d["events"][3].update(colour="red"), [f"{F}: /events/3/colour: event has an unknown field 'colour'; allowed fields are id, t, type, agent, role, content_ref, from, to, tool, trusted, end, duration, parent, stage, tokens, cost, attributes"]),
+    ("unknown-event-field", lambda d: d["events"][3].update(colour="red"), [f"{F}: /events/3/colour: event has an unknown field 'colour'; allowed fields are id, t, type, agent, role, content_ref, from, to, tool, trusted, end, duration, parent, stage, tokens, status, error, cost, attributes"]),
     ("edge-type", lambda d: d["edges"][0].update(type="spawns"), [f"{F}: /edges/0/type: type must be one of 'spawn', 'delegate', 'causal', 'message', 'tool_dependency', 'return' or 'aggregate', not the string 'spawns' (did you mean 'spawn'?)"]),
     ("negative-cost", lambda d: d["costs"].update(tokens=-5), [f"{F}: /costs/tokens: tokens must be at least 0, not -5"]),
     ("cost-not-number", lambda d: d["costs"].update(usd="0.10"), [f"{F}: /costs/usd: usd must be a number, not the string '0.10'"]),

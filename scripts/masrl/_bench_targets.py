@@ -109,6 +109,41 @@ def trace_targets(work: Path) -> list[Target]:
     ]
 
 
+# The OpenTelemetry import benchmark: about 100 MB of OTLP/JSON, 100 runs of an orchestrator and
+# 10 sub-agents with 68 rounds of a model call and a tool call each (138,300 spans).
+OTEL_TRACES, OTEL_AGENTS, OTEL_ROUNDS, OTEL_SEED = 100, 10, 68, 7
+
+
+def _otel_export(path: Path, out: Path) -> Callable[[], None]:
+    """Generate the export once (untimed, in a child process); empty the output folder before each run."""
+
+    def make() -> None:
+        if not path.exists():
+            _in_child(
+                "from pathlib import Path; from masrl.trace._generate import otel_export; "
+                f"Path({str(path)!r}).write_bytes(otel_export({OTEL_TRACES}, {OTEL_AGENTS}, {OTEL_ROUNDS}, "
+                f"seed={OTEL_SEED}))"
+            )
+        shutil.rmtree(out, ignore_errors=True)
+
+    return make
+
+
+def otel_targets(work: Path) -> list[Target]:
+    export = work / f"otel-{OTEL_TRACES}x{OTEL_AGENTS}x{OTEL_ROUNDS}.json"
+    out = work / "otel-out"
+    return [
+        Target(
+            f"trace import otel: ~100 MB OTLP/JSON, {OTEL_TRACES} traces to a folder",
+            masrl_argv("trace", "import", "otel", str(export), "-o", f"{out}/"),
+            work,
+            budget_s=10.0,
+            budget_mib=2048,
+            prepare=_otel_export(export, out),
+        )
+    ]
+
+
 def all_targets(root: Path, work: Path, size: int) -> list[Target]:
     synthetic = work / f"synthetic-{size}"
     if not (synthetic / "taxonomy.yaml").exists():
@@ -148,6 +183,7 @@ def all_targets(root: Path, work: Path, size: int) -> list[Target]:
         ),
         *site_targets(root, work, size),
         *trace_targets(work),
+        *otel_targets(work),
     ]
 
 

@@ -147,3 +147,166 @@ def swarm(agents: int, rounds: int, *, stages: int = 1, seed: int = 0) -> m.Trac
 def encode(trace: m.Trace) -> bytes:
     """*trace* as compact JSON."""
     return msgspec.json.encode(trace)
+
+
+def otel_export(traces: int, agents: int, rounds: int, *, seed: int = 0) -> bytes:
+    """A synthetic OTLP/JSON export of *traces* agent runs, in the OpenTelemetry GenAI conventions.
+
+    Each run is an orchestrator's ``invoke_agent`` span holding a model call and, for each of
+    *agents* sub-agents, an ``execute_tool`` span running that sub-agent's ``invoke_agent`` span,
+    which holds *rounds* rounds of a ``chat`` span and an ``execute_tool`` span (one in fifty fails
+    with status ERROR and an exception event). Ids, times and integers are written as the protobuf
+    JSON mapping writes them. For benchmarks of ``masrl trace import otel``.
+    """
+    rng = random.Random(seed)
+    spans: list[dict[str, object]] = []
+    clock = 1_760_000_000 * 1_000_000_000
+    counter = 0
+
+    def attrs(**values: object) -> list[dict[str, object]]:
+        out: list[dict[str, object]] = []
+        for key, value in values.items():
+            kind = "intValue" if isinstance(value, int) else "stringValue"
+            out.append({"key": key.replace("__", "."), "value": {kind: str(value)}})
+        return out
+
+    def span(trace: str, parent: str, name: str, start: int, end: int, attributes: list[dict[str, object]]) -> str:
+        nonlocal counter
+        counter += 1
+        span_id = f"{counter:016x}"
+        spans.append(
+            {
+                "traceId": trace,
+                "spanId": span_id,
+                "parentSpanId": parent,
+                "name": name,
+                "kind": 1,
+                "startTimeUnixNano": str(start),
+                "endTimeUnixNano": str(end),
+                "attributes": attributes,
+                "status": {"code": 1},
+            }
+        )
+        return span_id
+
+    common = {"gen_ai__provider__name": "openai", "server__address": "api.openai.com", "server__port": 443}
+    for k in range(traces):
+        trace = f"{rng.getrandbits(128):032x}"
+        t = clock + k * 60_000_000_000
+        root = span(
+            trace,
+            "",
+            "invoke_agent orchestrator",
+            t,
+            t,
+            attrs(gen_ai__operation__name="invoke_agent", gen_ai__agent__name="orchestrator", **common),
+        )
+        root_span = spans[-1]
+        t += 1_000_000
+        chat = 400_000_000 + rng.randrange(100_000_000)
+        span(
+            trace,
+            root,
+            "chat gpt-4o",
+            t,
+            t + chat,
+            attrs(
+                gen_ai__operation__name="chat",
+                gen_ai__request__model="gpt-4o",
+                gen_ai__usage__input_tokens=900,
+                gen_ai__usage__output_tokens=120,
+                **common,
+            ),
+        )
+        t += chat + 1_000_000
+        ends = []
+        for a in range(agents):
+            s = t + a * 1_000_000
+            tool = span(
+                trace,
+                root,
+                f"execute_tool research_{a}",
+                s,
+                s,
+                attrs(
+                    gen_ai__operation__name="execute_tool",
+                    gen_ai__tool__name=f"research_{a}",
+                    gen_ai__tool__call__id=f"call_{counter:08d}",
+                    **common,
+                ),
+            )
+            tool_span = spans[-1]
+            sub = span(
+                trace,
+                tool,
+                f"invoke_agent researcher_{a}",
+                s + 100_000,
+                s,
+                attrs(gen_ai__operation__name="invoke_agent", gen_ai__agent__name=f"researcher_{a}", **common),
+            )
+            sub_span = spans[-1]
+            u = s + 200_000
+            for _ in range(rounds):
+                chat = 200_000_000 + rng.randrange(200_000_000)
+                span(
+                    trace,
+                    sub,
+                    "chat gpt-4o-mini",
+                    u,
+                    u + chat,
+                    attrs(
+                        gen_ai__operation__name="chat",
+                        gen_ai__request__model="gpt-4o-mini",
+                        gen_ai__response__id=f"chatcmpl-{counter:012d}",
+                        gen_ai__usage__input_tokens=rng.randrange(500, 5000),
+                        gen_ai__usage__output_tokens=rng.randrange(20, 400),
+                        **common,
+                    ),
+                )
+                u += chat + 100_000
+                run = 50_000_000 + rng.randrange(300_000_000)
+                span(
+                    trace,
+                    sub,
+                    "execute_tool web_search",
+                    u,
+                    u + run,
+                    attrs(
+                        gen_ai__operation__name="execute_tool",
+                        gen_ai__tool__name="web_search",
+                        gen_ai__tool__call__id=f"call_{counter:08d}",
+                        **common,
+                    ),
+                )
+                if rng.random() < 0.02:
+                    spans[-1]["status"] = {"code": 2, "message": "timeout"}
+                    spans[-1]["events"] = [
+                        {
+                            "timeUnixNano": str(u + run),
+                            "name": "exception",
+                            "attributes": attrs(exception__type="TimeoutError", exception__message="timeout"),
+                        }
+                    ]
+                u += run + 100_000
+            sub_span["endTimeUnixNano"] = str(u)
+            tool_span["endTimeUnixNano"] = str(u + 100_000)
+            ends.append(u + 100_000)
+        t = max(ends) + 1_000_000
+        span(
+            trace,
+            root,
+            "chat gpt-4o",
+            t,
+            t + 300_000_000,
+            attrs(
+                gen_ai__operation__name="chat",
+                gen_ai__request__model="gpt-4o",
+                gen_ai__usage__input_tokens=4000,
+                gen_ai__usage__output_tokens=300,
+                **common,
+            ),
+        )
+        root_span["endTimeUnixNano"] = str(t + 301_000_000)
+    scope = {"scope": {"name": "masrl.synthetic", "version": "1"}, "spans": spans}
+    resource = {"attributes": attrs(service__name="synthetic-research")}
+    return msgspec.json.encode({"resourceSpans": [{"resource": resource, "scopeSpans": [scope]}]})

@@ -82,6 +82,7 @@ METRIC_DEFINITIONS: dict[str, str] = {
         "has a stage."
     ),
     "parl_critical_steps": "Sum of critical_steps over the stages; null when no event has a stage.",
+    "errors": "Number of events whose `status` is error (a failed tool call, model call or agent run).",
     "tokens": "Token counts summed over events: input, output, and total = input + output.",
     "cost": (
         "recorded: the run's own totals (`costs`) as written; events: the per-event `cost` values summed by name."
@@ -138,6 +139,7 @@ def compute(trace: m.Trace, g: Graph) -> dict[str, Any]:
         "time_speedup": _round(busy / critical_s) if critical_s > 0 else None,
         "stages": stages,
         "parl_critical_steps": sum(s["critical_steps"] for s in stages) if stages else None,
+        "errors": sum(1 for e in events if e.status == "error"),
         "tokens": _tokens(per_agent),
         "cost": {"recorded": _given(trace.costs), "events": _event_costs(events, range(n))},
         "per_agent": per_agent,
@@ -418,6 +420,8 @@ def to_text(r: dict[str, Any]) -> str:
         f"costs of events   {_pairs(r['cost']['events'])}",
         f"rewards           {_pairs(r['rewards']['channels'])}",
     ]
+    if r["errors"]:
+        lines.insert(5, f"errors            {_n(r['errors'])} events failed (status error)")
     attributed = r["rewards"]["attributed"]
     if attributed["by_unit"]:
         lines.append(f"  attributed by unit     {_pairs(attributed['by_unit'])}")

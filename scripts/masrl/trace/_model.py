@@ -170,6 +170,19 @@ class Event(Struct, kw_only=True, forbid_unknown_fields=True, gc=False, tag_fiel
         | UnsetType
     ) = UNSET
     tokens: Annotated[Tokens, _doc("Tokens this event consumed and produced.")] | UnsetType = UNSET
+    status: (
+        Annotated[
+            Literal["ok", "error"],
+            _doc(
+                "How the action ended: ok, or error when it failed (such as an OpenTelemetry span with status "
+                "ERROR or an exception event). Not given: not recorded."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    error: (
+        Annotated[Text, _doc("What went wrong, when the action failed: the error or exception message.")] | UnsetType
+    ) = UNSET
     cost: (
         Annotated[
             dict[str, NonNegative],

@@ -7,6 +7,7 @@ click is imported here: the trace modules (and msgspec, jsonschema) load when a 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,7 @@ import click
 from masrl._cli_common import MasrlError, ReportedFailure
 
 if TYPE_CHECKING:
+    from masrl.trace._otel_write import Outcome
     from masrl.trace._validate import Checked
 
 _FILES = click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
@@ -207,67 +209,150 @@ def import_group() -> None:
 @import_group.command(name="otel")
 @_FILE
 @click.option(
-    "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write here, not to standard output."
+    "--output",
+    "-o",
+    type=click.Path(path_type=str),
+    help="Write here, not to standard output; a folder (an existing one, or a path ending in /) gets "
+    "every trace of the export as <trace_id>.json.",
 )
 @click.option("--trace-id", help="The OpenTelemetry trace to import when the file holds several.")
-def import_otel(file: Path, output: Path | None, trace_id: str | None) -> None:
-    """Import an OTLP/JSON export of OpenTelemetry GenAI spans as an orchestration trace.
+@click.option(
+    "--keep-going",
+    is_flag=True,
+    help="Skip the parts of the export that cannot be read and the traces that cannot be imported, "
+    "write the rest, list the problems, and exit 1 if there were any.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Processes that import the traces of a folder import. More help on an idle machine with many "
+    "cores; each forked process copies the pages of the spans it reads.",
+)
+def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going: bool, jobs: int | None) -> None:
+    """Import OpenTelemetry spans of agent frameworks (OTLP/JSON) as orchestration traces.
 
-    Maps gen_ai.operation.name invoke_agent (spawn or delegation, then return), create_agent
-    (spawn), execute_tool (tool_call and tool_result) and chat / text_completion /
-    generate_content (a message to the model), with gen_ai.agent.name, gen_ai.tool.name and
-    gen_ai.usage.input_tokens / output_tokens; parent and child spans become edges and parent
-    links; timestamps become seconds from the first span. Spans that cannot be mapped are listed
-    on standard error and in the output's metadata.unmapped_spans. The result is validated
-    before it is written; if it does not validate, nothing is written and the command exits 1.
+    Reads one OTLP/JSON export, or one per line (JSON Lines, as the Collector's file exporter
+    writes them), with spans in the OpenTelemetry GenAI conventions (gen_ai.operation.name
+    invoke_agent, create_agent, execute_tool, chat, agent_handoff; gen_ai.agent.name,
+    gen_ai.tool.name, gen_ai.usage.*) or OpenInference's (openinference.span.kind AGENT, CHAIN,
+    TOOL, LLM; agent.name, graph.node.*, tool.name, llm.token_count.*). Agent spans become spawns
+    or delegations and returns, handoffs between agents become delegations, tool spans tool calls
+    and results, model calls messages to the model with their tokens; a failed span marks its
+    event with status error. Parent and child spans become edges and parent links; timestamps
+    become seconds from the first span. Spans that map to no event are listed on standard error
+    and kept in the output's metadata.unmapped_spans; guesses are reported as warnings.
+
+    An export holding several traces needs --trace-id, or a folder for -o: each trace is then
+    written as FOLDER/<trace_id>.json (traces in which no span maps to an event are reported and
+    skipped). Every trace is validated before anything is written: if one does not validate,
+    nothing is written (with --keep-going, the others are) and the command exits 1. Supported
+    frameworks: see traces/README.md.
 
     Example:
 
     \b
         masrl trace import otel spans.json -o traces/run-0042.json
+        masrl trace import otel collector.jsonl -o runs/
+        masrl trace import otel autogen.json --trace-id 4bf92f3577b34da6a3ce929d0e0e4736
     """
-    import json
+    import gc
 
-    import msgspec
+    from masrl.trace._otel import OtelError, convert, group, read_export
+    from masrl.trace._otel_write import encode_folder, encode_one, unmapped_lines
 
-    from masrl.trace._otel import OtelError, convert, read_spans
-    from masrl.trace._validate import validate_trace
-
-    raw = file.read_bytes()
+    # The export becomes millions of small objects, none of them garbage until the command ends:
+    # the cyclic collector would only walk them again and again (it triples the time of a 100 MB import).
+    gc.disable()
+    to_folder = output is not None and (output.endswith(("/", "\\")) or Path(output).is_dir())
+    target = Path(output) if output is not None else None
+    shown = str(file)
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise MasrlError(f"{file}: not an OTLP/JSON export: {exc}") from None
-    try:
-        spans, broken, resource = read_spans(data)
+        spans, broken, resource, problems = read_export(file.read_bytes(), keep_going=keep_going)
         system = resource.get("service.name")
-        imported = convert(spans, trace_id=trace_id, system=system if isinstance(system, str) and system else None)
+        system = system if isinstance(system, str) and system else None
+        if to_folder and trace_id is None:
+            groups = group(spans)
+            if not groups:
+                raise OtelError("", "the export holds no span that can be read")
+            traces = len(groups)
+        else:
+            result = convert(spans, trace_id=trace_id, system=system)
+            traces = 1
+            if broken:  # spans that could not be read belong to no known trace; with one trace, to it
+                metadata = result.trace.metadata
+                assert isinstance(metadata, dict)
+                metadata["unmapped_spans"] = [u.as_json() for u in broken] + metadata["unmapped_spans"]
     except OtelError as exc:
         raise MasrlError(f"{file}: {exc.where or '(file)'}: {exc.message}") from None
     except RecursionError:
         raise MasrlError(f"{file}: spans nest too deeply to import (hundreds of levels of parent spans)") from None
-    unmapped = broken + imported.unmapped
-    if broken:
-        metadata = imported.trace.metadata
-        assert isinstance(metadata, dict)
-        metadata["unmapped_spans"] = [u.as_json() for u in unmapped]
-    for u in unmapped:
-        click.echo(f"{file}: {u.where}: span {u.name or u.span_id!r} not mapped: {u.reason}", err=True)
-    checked = validate_trace(imported.trace, str(output or "<imported trace>"))
-    if not checked.ok:
-        click.echo("The imported trace does not validate; nothing was written.", err=True)
-        _report([checked])
-    text = msgspec.json.format(msgspec.json.encode(imported.trace), indent=2).decode("utf-8") + "\n"
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        from masrl._writer import write_if_changed
+    for where, message in problems:
+        click.echo(f"{file}: {where}: {message}; skipped")
+    for line in unmapped_lines(shown, broken):
+        click.echo(line, err=True)
+    if to_folder and trace_id is None:
+        import tempfile
 
-        write_if_changed(output, text)
+        assert target is not None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=f".{target.name}.", dir=target.parent) as staging:
+            outcomes = encode_folder(shown, groups, system, target, Path(staging), workers=jobs)
+            written, failed = _gather(file, outcomes, len(problems), keep_going)
+    else:
+        path = target / f"{result.trace.trace_id}.json" if to_folder and target is not None else target
+        written, failed = _gather(file, [encode_one(shown, result, path)], len(problems), keep_going)
     click.echo(
-        f"imported {imported.spans} spans as {len(imported.trace.events)} events and "
-        f"{len(imported.trace.edges)} edges; {len(unmapped)} not mapped"
-        + (f"; {imported.adjusted} moved inside their parent span" if imported.adjusted else "")
-        + (f"; wrote {output}" if output else ""),
+        f"imported {traces} trace{'s' if traces != 1 else ''} of {len(spans)} spans: wrote {written}"
+        + (f" to {output}" if output is not None and written else "")
+        + (f"; {failed} problem{'s' if failed != 1 else ''}" if failed else ""),
         err=True,
     )
+    if failed:
+        raise ReportedFailure()
+
+
+def _gather(file: Path, outcomes: Iterable[Outcome], failed: int, keep_going: bool) -> tuple[int, int]:
+    """Report every trace's outcome, then write the ones that passed, unless one failed without
+    --keep-going; returns how many were written and how many failed."""
+    ready = []
+    try:
+        for outcome in outcomes:
+            _show(outcome)
+            failed += outcome.refused
+            if outcome.text is not None or outcome.staged is not None:
+                ready.append(outcome)
+    except RecursionError:
+        raise MasrlError(f"{file}: spans nest too deeply to import (hundreds of levels of parent spans)") from None
+    if failed and not keep_going:
+        click.echo("Nothing was written (--keep-going writes the traces that passed).", err=True)
+        raise ReportedFailure()
+    return _write_all(ready), failed
+
+
+def _write_all(ready: list[Outcome]) -> int:
+    """Write the traces that passed (each file atomically); print the one without a path."""
+    import os
+
+    from masrl._writer import write_if_changed
+
+    for outcome in ready:
+        if outcome.path is None:
+            click.echo(outcome.text, nl=False)
+            continue
+        outcome.path.parent.mkdir(parents=True, exist_ok=True)
+        if outcome.staged is not None:
+            os.replace(outcome.staged, outcome.path)
+        else:
+            assert outcome.text is not None
+            write_if_changed(outcome.path, outcome.text)
+    return len(ready)
+
+
+def _show(outcome: Outcome) -> None:
+    for line in outcome.err:
+        click.echo(line, err=True)
+    for line in outcome.out:
+        click.echo(line)
