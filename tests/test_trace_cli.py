@@ -68,15 +68,33 @@ def test_metrics_text_and_json(run_cli: Any) -> None:
     assert (data["critical_steps"], data["parallel_speedup"]) == (7, 1.142857)
 
 
-def test_metrics_refuses_an_invalid_trace(tmp_path: Path, run_cli: Any) -> None:
+def _looped(tmp_path: Path, **extra: Any) -> Path:
+    """The reference example with an edge from its last event back to its first."""
     path = tmp_path / "t.json"
-    doc = json.loads((TRACES / "reference-example.json").read_text(encoding="utf-8"))
+    doc = {**extra, **json.loads((TRACES / "reference-example.json").read_text(encoding="utf-8"))}
     doc["edges"].append({"src": "e8", "dst": "e1", "type": "causal"})
     path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_metrics_refuses_an_invalid_trace(tmp_path: Path, run_cli: Any) -> None:
+    path = _looped(tmp_path, schema_version="1.0")
     result = run_cli("trace", "metrics", str(path))
     assert result.exit_code == 1
     assert result.stdout.splitlines()[0].startswith(f"{path}: /edges/8: edge 'e8' -> 'e1' goes back in time")
     assert result.stderr == "2 errors in 1 file\n"
+
+
+def test_metrics_of_an_original_trace_warn_and_leave_out_the_loop(tmp_path: Path, run_cli: Any) -> None:
+    path = _looped(tmp_path)
+    result = run_cli("trace", "metrics", "--json", str(path))
+    assert result.exit_code == 0
+    warnings = result.stderr.splitlines()
+    assert warnings[0].startswith(f"{path}: /edges/8: warning: edge 'e8' -> 'e1' goes back in time")
+    assert warnings[1].startswith(f"{path}: /edges/8: warning: edges form a cycle: 'e1' -> 'e2'")
+    assert json.loads(result.stdout)["critical_steps"] == 7  # the edge back in time is left out
+    strict = run_cli("trace", "metrics", "--strict", str(path))
+    assert (strict.exit_code, strict.stderr) == (1, "2 errors in 1 file\n")
 
 
 def test_render(run_cli: Any) -> None:

@@ -303,6 +303,8 @@ class SchemaRow:
 
 
 def _type_of(prop: dict[str, Any]) -> str:
+    if "anyOf" in prop:
+        return " or ".join("any value" if part is True else _type_of(part) for part in prop["anyOf"])
     if "$ref" in prop:
         return str(prop["$ref"]).rsplit("/", 1)[-1]
     if "enum" in prop:
@@ -374,11 +376,12 @@ def trace_pages(root: Path) -> tuple[dict[str, Any], list[Any]]:
         )
     context = {
         "trace_schema": schema,
-        "top_rows": schema_rows(schema),
-        "def_rows": {name: schema_rows(node) for name, node in schema.get("$defs", {}).items()},
-        "def_docs": {name: node.get("description", "") for name, node in schema.get("$defs", {}).items()},
+        "top_rows": schema_rows(schema["$defs"][_schema.TRACE_DEF]),
+        "def_rows": {name: schema_rows(node) for name, node in schema["$defs"].items() if name != _schema.TRACE_DEF},
+        "def_docs": {name: node.get("description", "") for name, node in schema["$defs"].items()},
         "event_meanings": _model.EVENT_MEANINGS,
         "edge_meanings": _model.EDGE_MEANINGS,
+        "original_edge_meanings": _model.ORIGINAL_EDGE_MEANINGS,
         "metric_definitions": _metrics.METRIC_DEFINITIONS,
         "examples": examples,
     }

@@ -23,6 +23,11 @@ broken rule yields a (JSON Pointer, message) pair; nothing raises or prints.
 10. Attributions name real units: an event (of the right type) for token, turn, message and tool;
     an agent for agent and orchestrator; a role in use for role; ``index`` only for tokens.
 
+Rules 1 and 2 are the survey's original validator's own. A trace without ``schema_version`` is
+read under the original format, which checks nothing else: there rules 3 to 10 give warnings, not
+errors (``--strict`` makes them errors again), and an empty or missing ``to``, ``tool`` or
+``from`` counts as not given.
+
 :class:`Graph` keeps what the checks learn on the way (times by id, first acts, spawn times, who
 acts) so the metrics need not find it again.
 """
@@ -61,6 +66,7 @@ class Graph:
     t_of: dict[str, float]  # event id -> t (of the first event with that id)
     in_order: bool  # events are listed in time order
     forward: bool = False  # every edge ends strictly later than it starts
+    original: bool = False  # the trace is in the original format (no schema_version)
     spawned_at: dict[str, float] = field(default_factory=dict)  # agent -> time of its first spawn
     first_act: dict[str, int] = field(default_factory=dict)  # agent -> position of its earliest event
     _index: dict[str, int] | None = None
@@ -100,8 +106,11 @@ class Graph:
         return self._positions[kind]
 
 
-def check(trace: m.Trace) -> tuple[list[Found], Graph]:
+def check(trace: m.AnyTrace) -> tuple[list[Found], list[Found], Graph]:
     """Every broken graph rule of *trace*, and what was learnt finding them.
+
+    Returns the breaks of rules 1 and 2 (which the original format checks too), those of the
+    other rules, and the graph.
 
     The work over all events is done by comprehensions and C-level ``map``, ``compress`` and
     ``dict`` calls; Python-level loops run only over events of rare kinds, or once something is
@@ -112,20 +121,24 @@ def check(trace: m.Trace) -> tuple[list[Found], Graph]:
     ids = [e.id for e in events]
     ts = [e.t for e in events]
     t_of = dict(zip(ids, ts, strict=True))
+    original: list[Found] = []
     found: list[Found] = []
     if len(t_of) != n:
-        found.extend(_duplicates(ids))
+        original.extend(_duplicates(ids))
         t_of = dict(zip(reversed(ids), reversed(ts), strict=True))  # the first of each id wins
     in_order = all(map(le, ts, islice(ts, 1, None)))
-    graph = Graph(events, ids, ts, [e.agent for e in events], list(map(type, events)), t_of, in_order)
-    found.extend(_edges(trace, graph))
+    kinds = list(map(type, events))
+    if isinstance(trace, m.OriginalTrace):  # the checks and metrics speak of this version's classes
+        kinds = list(map(m.CANONICAL.__getitem__, kinds))
+    graph = Graph(events, ids, ts, [e.agent for e in events], kinds, t_of, in_order, original=m.is_original(trace))
+    found.extend(_edges(trace, graph, original))
     found.extend(_times(events))
     found.extend(_parents(events, graph))
     found.extend(_spawns(graph))
     found.extend(_senders(graph))
     found.extend(_returns(trace, graph))
     found.extend(_attributions(trace, graph))
-    return found, graph
+    return original, found, graph
 
 
 def lookup(mapping: dict[str, Any], keys: list[str]) -> Sequence[Any]:
@@ -152,7 +165,8 @@ def _t(value: float) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _edges(trace: m.Trace, g: Graph) -> Iterator[Found]:
+def _edges(trace: m.AnyTrace, g: Graph, dangling: list[Found]) -> Iterator[Found]:
+    """Rule 3 and 4, yielded; edge ends that name no event (rule 2) are added to *dangling*."""
     edges = trace.edges
     try:
         t_src = lookup(g.t_of, [e.src for e in edges])
@@ -163,9 +177,11 @@ def _edges(trace: m.Trace, g: Graph) -> Iterator[Found]:
         for j, e in enumerate(edges):
             missing = [end for end in ("src", "dst") if getattr(e, end) not in g.t_of]
             for end in missing:
-                yield (
-                    pointer("edges", j, end),
-                    f"edge {end} {getattr(e, end)!r} is not the id of any event; src and dst must name events in /events",
+                dangling.append(
+                    (
+                        pointer("edges", j, end),
+                        f"edge {end} {getattr(e, end)!r} is not the id of any event; src and dst must name events in /events",
+                    )
                 )
             if not missing:
                 numbered.append(j)
@@ -188,7 +204,7 @@ def _edges(trace: m.Trace, g: Graph) -> Iterator[Found]:
         yield from _cycles(edges, suspects, g)
 
 
-def _cycles(edges: list[m.Edge], suspects: list[int], g: Graph) -> Iterator[Found]:
+def _cycles(edges: Sequence[m.Edge | m.OriginalEdge], suspects: list[int], g: Graph) -> Iterator[Found]:
     """Kahn's algorithm on the *suspects* edges; names one cycle if any remain."""
     succ: dict[str, list[str]] = defaultdict(list)
     pred: dict[str, list[str]] = defaultdict(list)
@@ -297,6 +313,8 @@ def _spawns(g: Graph) -> Iterator[Found]:
     spawn_of: dict[str, int] = {}
     for i in g.of_kind(m.Spawn):
         e = events[i]
+        if not e.to:  # only in the original format, where to is optional
+            continue
         if e.to == e.agent:
             yield pointer("events", i, "to"), f"agent {e.agent!r} cannot spawn itself"
         elif e.to not in spawned_at or ts[i] < spawned_at[e.to]:
@@ -339,8 +357,8 @@ def _unspawned(g: Graph, unspawned: set[str], start: float) -> Iterator[Found]:
     acting = g.acting
     tools = [e.tool for e in events]
     first_call: dict[str, float] = {}
-    suspect_tools: set[str] = set()
-    named = set(tools) - {UNSET}
+    suspect_tools: set[Any] = set()
+    named = set(tools) - {UNSET, ""}
     if g.in_order and len(named) <= _FEW_KEYS:  # list.index finds first occurrences at C speed
         for tool in named:
             i = tools.index(tool)
@@ -355,6 +373,8 @@ def _unspawned(g: Graph, unspawned: set[str], start: float) -> Iterator[Found]:
             if ts[i] < first_call.get(tools[i], math.inf):
                 first_call[tools[i]] = ts[i]
         suspect_tools = {tools[i] for i in g.of_kind(m.ToolResult)}
+    if g.original and not all(map(tools.__getitem__, g.of_kind(m.ToolResult))):
+        suspect_tools |= {UNSET, ""}  # a result naming no tool (original format only) answers no call
     wrong: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for agent in acting & unspawned:
         for i, a in enumerate(agents):
@@ -364,7 +384,8 @@ def _unspawned(g: Graph, unspawned: set[str], start: float) -> Iterator[Found]:
         for i in g.of_kind(m.ToolResult):
             tool = tools[i]
             if tool in suspect_tools and agents[i] in unspawned and ts[i] < first_call.get(tool, math.inf):
-                wrong[agents[i]].append((i, f"a result for {tool!r}, which no earlier tool_call names"))
+                named_tool = f"for {tool!r}" if tool else "naming no tool"
+                wrong[agents[i]].append((i, f"a result {named_tool}, which no earlier tool_call names"))
     for agent in sorted(wrong):
         cases = sorted(wrong[agent], key=lambda case: (ts[case[0]], case[0]))
         i, what = cases[0]
@@ -381,20 +402,21 @@ def _senders(g: Graph) -> Iterator[Found]:
     for kind in (m.Message, m.Return):
         for i in g.of_kind(kind):
             e = g.events[i]
-            if e.from_ is not UNSET and e.from_ != e.agent:
+            if e.from_ and e.from_ != e.agent:
                 yield (
                     pointer("events", i, "from"),
                     f"from {e.from_!r} differs from agent {e.agent!r}; the sender of a {kind.kind} is the agent that acts",
                 )
 
 
-def _returns(trace: m.Trace, g: Graph) -> Iterator[Found]:
+def _returns(trace: m.AnyTrace, g: Graph) -> Iterator[Found]:
     returns = g.of_kind(m.Return)
     if not returns:
         return
     allowed: dict[str, set[str]] = defaultdict(set)  # returner -> agents it may return to
     for i in g.of_kind(m.Spawn):
-        allowed[g.events[i].to].add(g.agents[i])
+        if g.events[i].to:
+            allowed[g.events[i].to].add(g.agents[i])
     types = [e.type for e in trace.edges]
     if "delegate" in types:
         index = g.index
@@ -406,7 +428,7 @@ def _returns(trace: m.Trace, g: Graph) -> Iterator[Found]:
     for i in returns:
         e = g.events[i]
         ok = allowed.get(e.agent, set())
-        if e.to not in ok:
+        if e.to and e.to not in ok:
             targets = one_of(sorted(ok)) if ok else "an agent that spawned or delegated to it, and none did"
             yield (
                 pointer("events", i, "to"),
@@ -415,7 +437,7 @@ def _returns(trace: m.Trace, g: Graph) -> Iterator[Found]:
             )
 
 
-def _attributions(trace: m.Trace, g: Graph) -> Iterator[Found]:
+def _attributions(trace: m.AnyTrace, g: Graph) -> Iterator[Found]:
     if trace.attributions is UNSET:
         return
     roles: set[str] | None = None

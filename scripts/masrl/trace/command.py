@@ -31,31 +31,42 @@ def command() -> None:
     """
 
 
-def _report(checked: list[Checked]) -> None:
-    """Print every problem of *checked* and the count; exit 1 if there is any."""
-    from masrl.trace._problems import summary
+def _report(checked: list[Checked], *, quiet_warnings: bool = False) -> None:
+    """Print every problem and warning of *checked* and the count; exit 1 if there is any problem."""
+    from masrl.trace._problems import ordered, summary
 
     problems = [p for c in checked for p in c.problems]
-    for problem in problems:
+    warnings = [w for c in checked for w in c.warnings]
+    for problem in ordered([*problems, *([] if quiet_warnings else warnings)]):
         click.echo(str(problem))
-    click.echo(summary(problems, len(checked)), err=True)
+    click.echo(summary(problems, len(checked), len(warnings)), err=True)
     if problems:
         raise ReportedFailure()
 
 
-def _checked(file: Path) -> Checked:
-    """The validated trace in *file*, or print its problems and exit 1."""
+def _checked(file: Path, strict: bool = False) -> Checked:
+    """The validated trace in *file*, or print its problems and exit 1 (warnings go to standard error)."""
     from masrl.trace._validate import validate_file
 
-    checked = validate_file(file)
+    checked = validate_file(file, strict=strict)
     if not checked.ok:
         _report([checked])
+    for warning in checked.warnings:
+        click.echo(str(warning), err=True)
     return checked
+
+
+_STRICT = click.option(
+    "--strict",
+    is_flag=True,
+    help="Treat the warnings of a trace without schema_version (graph rules the original format did not check) as errors.",
+)
 
 
 @command.command(name="validate")
 @_FILES
-def validate(files: tuple[Path, ...]) -> None:
+@_STRICT
+def validate(files: tuple[Path, ...], strict: bool) -> None:
     """Check trace files against the schema and the rules of the event graph.
 
     Checks full conformance with schemas/trace.schema.json, then the graph: unique event ids,
@@ -64,6 +75,10 @@ def validate(files: tuple[Path, ...]) -> None:
     an agent that spawned or delegated to the returner, finite numbers. A folder stands for the
     .json files under it. Prints each problem as `file: /json/pointer: message`, then a count;
     exits 1 on any problem.
+
+    A trace without schema_version is read under the survey's original format: whatever that
+    format allows validates, the graph rules it did not check are reported as warnings
+    (`file: /pointer: warning: message`, exit 0), and --strict makes them errors.
 
     Example:
 
@@ -76,13 +91,14 @@ def validate(files: tuple[Path, ...]) -> None:
     paths = list(trace_files(files))
     if not paths:
         raise MasrlError(f"no .json files in {', '.join(map(str, files))}")
-    _report([validate_file(path) for path in paths])
+    _report([validate_file(path, strict=strict) for path in paths])
 
 
 @command.command(name="metrics")
 @_FILE
 @click.option("--json", "as_json", is_flag=True, help="Print every metric as one JSON object.")
-def metrics(file: Path, as_json: bool) -> None:
+@_STRICT
+def metrics(file: Path, as_json: bool, strict: bool) -> None:
     """Compute the orchestration metrics of a trace (validating it first).
 
     Counts (events, agents, tools, spawns, messages, tool calls), maximum fan-out and spawn depth;
@@ -104,7 +120,7 @@ def metrics(file: Path, as_json: bool) -> None:
 
     from masrl.trace._metrics import compute, to_text
 
-    checked = _checked(file)
+    checked = _checked(file, strict)
     assert checked.trace is not None
     assert checked.graph is not None
     result = compute(checked.trace, checked.graph)
