@@ -16,6 +16,21 @@ from it, and ``masrl trace metrics --help`` points there). The definitions in sh
 
 :func:`compute` takes a trace that passed validation, with the :class:`~._graph.Graph` the checks
 built, and returns one JSON-ready dict.
+
+Invariants, for every valid trace (tests/test_trace_metrics.py checks them with hypothesis over
+random traces with events out of order, more than 16 tools and nested spans):
+
+* ``1 <= critical_steps <= events``, so ``parallel_speedup >= 1``; the critical path lists
+  ``critical_steps`` events;
+* ``critical_path_s <= makespan_s`` and ``critical_path_s <= busy_s`` (so ``time_speedup >= 1``):
+  time covered by two events of a path counts once, so a tool call whose span encloses the work of
+  a sub-agent it invoked does not count that time twice;
+* the per-agent events, input and output tokens and per-event costs add up to the trace's totals;
+* each event's tokens count once, whatever its ``parent`` or its span encloses: totals are sums
+  over events, never over a span and its children.
+
+A trace of the original format may hold cycles and edges back in time (warnings); the longest
+paths leave those edges out, so these bounds hold for it too.
 """
 
 from __future__ import annotations
