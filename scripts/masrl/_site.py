@@ -352,7 +352,7 @@ def trace_pages(root: Path) -> tuple[dict[str, Any], list[Any]]:
     """
     from masrl import _figures
     from masrl._build import BuildError
-    from masrl.trace import _metrics, _model, _render, _schema, _validate
+    from masrl.trace import _metrics, _model, _render, _schema, _table, _validate, api
 
     schema = _schema.trace_schema()
     examples, specs = [], []
@@ -383,6 +383,8 @@ def trace_pages(root: Path) -> tuple[dict[str, Any], list[Any]]:
         "edge_meanings": _model.EDGE_MEANINGS,
         "original_edge_meanings": _model.ORIGINAL_EDGE_MEANINGS,
         "metric_definitions": _metrics.METRIC_DEFINITIONS,
+        "table_columns": _table.COLUMN_MEANINGS,
+        "api_example": api.EXAMPLE,
         "examples": examples,
     }
     return context, specs

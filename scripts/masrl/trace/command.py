@@ -95,36 +95,81 @@ def validate(files: tuple[Path, ...], strict: bool) -> None:
 
 
 @command.command(name="metrics")
-@_FILE
+@_FILES
 @click.option("--json", "as_json", is_flag=True, help="Print every metric as one JSON object.")
+@click.option(
+    "--table",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write one row per trace to this .csv, .jsonl or .parquet file (for many traces or folders).",
+)
 @_STRICT
-def metrics(file: Path, as_json: bool, strict: bool) -> None:
-    """Compute the orchestration metrics of a trace (validating it first).
+def metrics(files: tuple[Path, ...], as_json: bool, table: Path | None, strict: bool) -> None:
+    """Compute the orchestration metrics of a trace (validating it first), or of a whole collection.
 
     Counts (events, agents, tools, spawns, messages, tool calls), maximum fan-out and spawn depth;
     critical_steps, the number of events on the longest path through the event graph, and
-    parallel_speedup = events / critical_steps; the time-weighted critical path (largest sum of
-    event durations along a path), busy time and makespan; PARL-style critical steps per stage
+    parallel_speedup = events / critical_steps; the time-weighted critical path (the most time
+    covered by the events of one path), busy time and makespan; PARL-style critical steps per stage
     (main agent's steps plus the longest sub-agent chain, after Kimi K2.5's Parallel-Agent RL);
     tokens, costs, a per-agent breakdown, and rewards by channel and credit unit. The exact
     definitions, with sources, are in masrl.trace._metrics.METRIC_DEFINITIONS. A trace that does
     not validate gets its problems printed and exit code 1.
+
+    With --table, FILES may be many files and folders (a folder stands for the .json files under
+    it): every trace is measured, on all cores, and one row per trace is written with the columns
+    file, id, system, topology, events, agents, critical_steps, parallel_speedup, makespan, tokens,
+    cost, reward_<channel> for each reward channel, warnings, errors and problem. A file that does
+    not validate is listed with its first problem and the others go on; the exit code is 0. The
+    format follows the suffix; Parquet needs pyarrow (pip install 'masrl[parquet]').
 
     Example:
 
     \b
         masrl trace metrics traces/swarm.json
         masrl trace metrics --json traces/debate.json > debate-metrics.json
+        masrl trace metrics runs/ --table runs.parquet
     """
+    if table is not None:
+        _metrics_table(files, table, strict)
+        return
+    if len(files) != 1 or files[0].is_dir():
+        raise MasrlError("give one trace file, or --table OUT.csv|.jsonl|.parquet to measure several traces or folders")
     import json
 
     from masrl.trace._metrics import compute, to_text
 
-    checked = _checked(file, strict)
+    checked = _checked(files[0], strict)
     assert checked.trace is not None
     assert checked.graph is not None
     result = compute(checked.trace, checked.graph)
     click.echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else to_text(result), nl=as_json)
+
+
+def _metrics_table(files: tuple[Path, ...], out: Path, strict: bool) -> None:
+    """Write the metrics table of every trace in *files* to *out* (see ``metrics --table``)."""
+    import sys
+
+    from masrl._writer import write_if_changed
+    from masrl.trace import _table
+    from masrl.trace._validate import trace_files
+
+    try:
+        kind = _table.table_format(out)
+    except _table.TableError as exc:
+        raise MasrlError(str(exc)) from None
+    paths = [(p, str(p)) for p in trace_files(files)]
+    if not paths:
+        raise MasrlError(f"no .json files in {', '.join(map(str, files))}")
+    if sys.stderr.isatty():
+        with click.progressbar(length=len(paths), label="measuring traces", file=sys.stderr) as bar:
+            rows = list(_table.rows(paths, strict=strict, progress=bar.update))
+    else:
+        rows = list(_table.rows(paths, strict=strict))
+    write_if_changed(out, _table.encode(rows, kind))
+    broken = [r for r in rows if r["errors"]]
+    for r in broken:
+        click.echo(f"{r['file']}: {r['problem']}", err=True)
+    click.echo(f"wrote {out}: {len(rows):,} trace{'s' if len(rows) != 1 else ''}, {len(broken):,} not valid", err=True)
 
 
 @command.command(name="render")
