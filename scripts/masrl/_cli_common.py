@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from masrl._problems import Problem, summary_line
-from masrl._records import Loaded, load_corpus
-from masrl._vocab import TaxonomyError
+
+if TYPE_CHECKING:  # the records and vocabulary modules load only in the commands that read the corpus
+    from masrl._records import Loaded
 
 
 class MasrlError(click.ClickException):
@@ -25,7 +27,14 @@ class ReportedFailure(click.exceptions.Exit):
 
 
 def root_of(ctx: click.Context) -> Path:
-    root: Path = ctx.find_root().obj["root"]
+    """The corpus root: --root, else found on first use (commands that need none, such as the trace
+    ones, never import the records module that finds it)."""
+    obj = ctx.find_root().obj
+    if obj["root"] is None:
+        from masrl._records import find_root
+
+        obj["root"] = find_root()
+    root: Path = obj["root"]
     return root
 
 
@@ -40,6 +49,8 @@ def report(problems: list[Problem], files: int, *, quiet: bool = False) -> None:
 @contextmanager
 def taxonomy_failures() -> Iterator[None]:
     """Inside the block, a broken taxonomy.yaml is reported like records are, then exit 1."""
+    from masrl._vocab import TaxonomyError
+
     try:
         yield
     except TaxonomyError as exc:
@@ -49,6 +60,8 @@ def taxonomy_failures() -> Iterator[None]:
 
 def load_or_fail(root: Path, *, show_warnings: bool = False) -> Loaded:
     """Load the corpus at *root*; on any error print the problems and exit 1."""
+    from masrl._records import load_corpus
+
     with taxonomy_failures():
         loaded = load_corpus(root)
     if not loaded.ok:

@@ -12,7 +12,6 @@ from pathlib import Path
 import click
 
 from masrl import __version__
-from masrl._records import find_root
 
 # Command name -> module whose `command` attribute implements it.
 COMMANDS = {
@@ -62,7 +61,7 @@ def cli(ctx: click.Context, root: Path | None) -> None:
     Records live in papers/, exclusions/ and audits/ as one YAML file each; taxonomy.yaml holds
     the vocabulary. Start with `masrl validate`, regenerate everything with `masrl build`.
     """
-    ctx.obj = {"root": root.resolve() if root else find_root()}
+    ctx.obj = {"root": root.resolve() if root else None}  # found on first use: masrl._cli_common.root_of
 
 
 def main() -> None:

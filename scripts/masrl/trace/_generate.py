@@ -147,3 +147,12 @@ def swarm(agents: int, rounds: int, *, stages: int = 1, seed: int = 0) -> m.Trac
 def encode(trace: m.Trace) -> bytes:
     """*trace* as compact JSON."""
     return msgspec.json.encode(trace)
+
+
+def original(trace: m.Trace) -> bytes:
+    """*trace* in the survey's original format, as compact JSON: no schema_version, and every
+    ``causal`` edge written as the original's ``temporal`` (which this version does not have)."""
+    edges = [
+        m.OriginalEdge(src=e.src, dst=e.dst, type="temporal" if e.type == "causal" else e.type) for e in trace.edges
+    ]
+    return msgspec.json.encode(msgspec.structs.replace(trace, schema_version=msgspec.UNSET, edges=edges))

@@ -39,7 +39,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
-from operator import eq, gt, is_, is_not, itemgetter, le, lt, not_
+from operator import attrgetter, eq, gt, is_, is_not, itemgetter, le, lt, not_
 from typing import Any
 
 from msgspec import UNSET
@@ -118,8 +118,8 @@ def check(trace: m.AnyTrace) -> tuple[list[Found], list[Found], Graph]:
     """
     events = trace.events
     n = len(events)
-    ids = [e.id for e in events]
-    ts = [e.t for e in events]
+    ids = list(map(attrgetter("id"), events))
+    ts = list(map(attrgetter("t"), events))
     t_of = dict(zip(ids, ts, strict=True))
     original: list[Found] = []
     found: list[Found] = []
@@ -130,7 +130,9 @@ def check(trace: m.AnyTrace) -> tuple[list[Found], list[Found], Graph]:
     kinds = list(map(type, events))
     if isinstance(trace, m.OriginalTrace):  # the checks and metrics speak of this version's classes
         kinds = list(map(m.CANONICAL.__getitem__, kinds))
-    graph = Graph(events, ids, ts, [e.agent for e in events], kinds, t_of, in_order, original=m.is_original(trace))
+    graph = Graph(
+        events, ids, ts, list(map(attrgetter("agent"), events)), kinds, t_of, in_order, original=m.is_original(trace)
+    )
     found.extend(_edges(trace, graph, original))
     found.extend(_times(events))
     found.extend(_parents(events, graph))
@@ -250,7 +252,7 @@ def _cycles(edges: Sequence[m.Edge | m.OriginalEdge], suspects: list[int], g: Gr
 
 
 def _times(events: list[Any]) -> Iterator[Found]:
-    ends = [e.end for e in events]
+    ends = list(map(attrgetter("end"), events))
     if ends.count(UNSET) == len(ends):
         return
     for i in compress(range(len(ends)), map(is_not, ends, repeat(UNSET))):
@@ -270,7 +272,7 @@ def _times(events: list[Any]) -> Iterator[Found]:
 
 
 def _parents(events: list[Any], g: Graph) -> Iterator[Found]:
-    parents = [e.parent for e in events]
+    parents = list(map(attrgetter("parent"), events))
     if parents.count(UNSET) == len(parents):
         return
     parent_of: dict[int, int] = {}
@@ -355,7 +357,7 @@ def _unspawned(g: Graph, unspawned: set[str], start: float) -> Iterator[Found]:
     """
     events, ts, agents, kinds = g.events, g.ts, g.agents, g.kinds
     acting = g.acting
-    tools = [e.tool for e in events]
+    tools = list(map(attrgetter("tool"), events))
     first_call: dict[str, float] = {}
     suspect_tools: set[Any] = set()
     named = set(tools) - {UNSET, ""}

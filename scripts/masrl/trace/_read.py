@@ -45,6 +45,7 @@ from masrl.trace._problems import TraceProblem, pointer, show
 
 MAX_BYTES = 256 * 1024 * 1024  # about 1.4 million events; larger files are refused, not read
 _BOM = b"\xef\xbb\xbf"
+_MAP_FROM = 1024 * 1024  # files from this size are memory-mapped rather than read
 MAX_BAD_ITEMS = 100  # items explained one by one; past this the report stops (a systematic fault)
 _FLOAT_DIGITS = 308  # an integer with at most this many digits fits a 64-bit float
 _INT_DIGITS = 4300  # Python reads no longer integer (sys.get_int_max_str_digits)
@@ -97,8 +98,8 @@ def read_trace(path: Path, shown: str) -> tuple[m.AnyTrace | None, list[TracePro
             return None, [
                 TraceProblem(shown, "", f"file is {size:,} bytes; traces must be at most {MAX_BYTES:,} bytes")
             ]
-        if size == 0:
-            return decode(b"", shown)
+        if size < _MAP_FROM:  # mapping costs more than it saves on a small file
+            return decode(path.read_bytes(), shown)
         with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
             trace = decode_fast(mapped)
             if trace is not None:

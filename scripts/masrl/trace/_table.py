@@ -79,7 +79,7 @@ def table_format(out: Path) -> str:
 
 def row(path: Path, shown: str | None = None, strict: bool = False) -> dict[str, Any]:
     """The table row of the trace in *path* (reward channels as ``reward_<channel>`` keys)."""
-    from masrl.trace._metrics import compute
+    from masrl.trace._metrics import summary
     from masrl.trace._validate import validate_file
 
     shown = shown if shown is not None else str(path)
@@ -91,9 +91,8 @@ def row(path: Path, shown: str | None = None, strict: bool = False) -> dict[str,
         first = checked.problems[0]
         out["problem"] = f"{first.where or '(trace)'}: {first.message}"
         return out
-    r = compute(trace, graph)
-    recorded = r["cost"]["recorded"]
-    timed_tokens = any(e.tokens for e in trace.events)
+    r = summary(trace, graph)
+    recorded = {} if not trace.costs else trace.costs
     out.update(
         id=trace.trace_id,
         system=None if not trace.system else trace.system,
@@ -103,10 +102,10 @@ def row(path: Path, shown: str | None = None, strict: bool = False) -> dict[str,
         critical_steps=r["critical_steps"],
         parallel_speedup=float(r["parallel_speedup"]),
         makespan=float(r["makespan_s"]),
-        tokens=r["tokens"]["total"] if timed_tokens else _whole(recorded.get("tokens")),
-        cost=float(r["cost"]["events"]["usd"]) if "usd" in r["cost"]["events"] else _real(recorded.get("usd")),
+        tokens=r["tokens"] if r["tokens"] is not None else _whole(recorded.get("tokens")),
+        cost=float(r["usd"]) if r["usd"] is not None else _real(recorded.get("usd")),
     )
-    for channel, value in r["rewards"]["channels"].items():
+    for channel, value in (trace.rewards or {}).items():
         out[REWARD_PREFIX + channel] = float(value)
     return out
 
@@ -133,6 +132,8 @@ def rows(
             if progress:
                 progress(1)
         return
+    from masrl.trace import _metrics, _validate  # noqa: F401 - imported once here, inherited by every worker
+
     workers = os.cpu_count() or 1
     chunk = max(1, min(_CHUNK, len(files) // (workers * 4) or 1))
     chunks = [[(str(p), s) for p, s in files[k : k + chunk]] for k in range(0, len(files), chunk)]

@@ -240,7 +240,12 @@ def schema(ctx: click.Context, to_stdout: bool) -> None:
 )
 @click.option("--stages", type=click.IntRange(min=1), default=1, show_default=True, help="Orchestration stages.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed; the same seed gives the same file.")
-def generate(output: Path, agents: int, rounds: int, stages: int, seed: int) -> None:
+@click.option(
+    "--original-format",
+    is_flag=True,
+    help="Write the survey's original format: no schema_version, temporal edges where this version has causal ones.",
+)
+def generate(output: Path, agents: int, rounds: int, stages: int, seed: int, original_format: bool) -> None:
     """Write a synthetic swarm trace, for benchmarks and tests.
 
     An orchestrator spawns --agents sub-agents per run (split over --stages); each runs --rounds
@@ -254,9 +259,10 @@ def generate(output: Path, agents: int, rounds: int, stages: int, seed: int) -> 
         masrl trace generate --agents 100 --rounds 1500 big-swarm.json
     """
     from masrl._writer import write_if_changed
-    from masrl.trace._generate import encode, swarm
+    from masrl.trace._generate import encode, original, swarm
 
-    write_if_changed(output, encode(swarm(agents, rounds, stages=stages, seed=seed)))
+    trace = swarm(agents, rounds, stages=stages, seed=seed)
+    write_if_changed(output, original(trace) if original_format else encode(trace))
     click.echo(f"wrote {output}", err=True)
 
 
