@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from conftest import assert_golden
 from masrl.trace._generate import encode as encode_trace
 from masrl.trace._generate import swarm
-from masrl.trace._metrics import METRIC_DEFINITIONS, compute, to_text
+from masrl.trace._metrics import METRIC_DEFINITIONS, compute, summary, to_text
 from masrl.trace._validate import validate_file
 from trace_cases import REFERENCE, TRACES, encode, valid_traces
 
@@ -263,3 +263,19 @@ def test_metric_invariants(tmp_path_factory: pytest.TempPathFactory, doc: dict[s
     assert r["tokens"]["input"] == sum(t.get("input", 0) for t in given_tokens)
     assert r["tokens"]["output"] == sum(t.get("output", 0) for t in given_tokens)
     assert r["tokens"]["total"] == r["tokens"]["input"] + r["tokens"]["output"]
+    # The collection table's quick summary agrees with the full metrics.
+    path = tmp_path_factory.mktemp("s") / "t.json"
+    path.write_bytes(encode(doc))
+    checked = validate_file(path)
+    assert checked.trace is not None
+    assert checked.graph is not None
+    quick = summary(checked.trace, checked.graph)
+    assert quick == {
+        "events": r["events"],
+        "agents": r["agents"],
+        "critical_steps": r["critical_steps"],
+        "parallel_speedup": r["parallel_speedup"],
+        "makespan_s": r["makespan_s"],
+        "tokens": r["tokens"]["total"] if any("tokens" in e for e in doc["events"]) else None,
+        "usd": r["cost"]["events"].get("usd"),
+    }
