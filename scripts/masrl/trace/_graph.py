@@ -35,7 +35,7 @@ acts) so the metrics need not find it again.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
@@ -51,6 +51,7 @@ from masrl.trace._problems import pointer
 Found = tuple[str, str]  # (JSON Pointer, message)
 
 _CYCLES_SHOWN = 12  # events of a cycle spelled out in its message
+_RARE = 64  # a class of events is rare when fewer than 1 in this many events are of it
 _FEW_KEYS = 16  # up to this many distinct tools, first occurrences are found with list.index
 
 
@@ -71,7 +72,7 @@ class Graph:
     first_act: dict[str, int] = field(default_factory=dict)  # agent -> position of its earliest event
     _index: dict[str, int] | None = None
     _positions: dict[type, list[int]] = field(default_factory=dict)
-    _present: set[type] | None = None
+    _present: Counter[type] | None = None  # events of each class
     _acting: set[str] | None = None
 
     @property
@@ -85,9 +86,7 @@ class Graph:
     def acting(self) -> set[str]:
         """Actors of events other than tool results, interventions and safety events (found on first use)."""
         if self._acting is None:
-            if self._present is None:
-                self._present = set(self.kinds)
-            exempt = m.UNSPAWNED_KINDS & self._present
+            exempt = self.counts.keys() & m.UNSPAWNED_KINDS
             if len(exempt) == 1:
                 (kind,) = exempt
                 self._acting = set(compress(self.agents, map(is_not, self.kinds, repeat(kind))))
@@ -95,14 +94,28 @@ class Graph:
                 self._acting = set(compress(self.agents, map(not_, map(exempt.__contains__, self.kinds))))
         return self._acting
 
+    @property
+    def counts(self) -> Counter[type]:
+        """Number of events of each struct class (found on first use)."""
+        if self._present is None:
+            self._present = Counter(self.kinds)
+        return self._present
+
     def of_kind(self, kind: type) -> list[int]:
         """Positions of the events of struct class *kind*, in order (found on first use)."""
-        if self._present is None:
-            self._present = set(self.kinds)
-        if kind not in self._present:
+        count = self.counts.get(kind, 0)
+        if not count:
             return []
         if kind not in self._positions:
-            self._positions[kind] = list(compress(range(len(self.kinds)), map(is_, self.kinds, repeat(kind))))
+            kinds = self.kinds
+            if count * _RARE < len(kinds):  # a rare class: list.index jumps from one to the next at C speed
+                found, i, index = [], -1, kinds.index
+                for _ in range(count):
+                    i = index(kind, i + 1)
+                    found.append(i)
+                self._positions[kind] = found
+            else:
+                self._positions[kind] = list(compress(range(len(kinds)), map(is_, kinds, repeat(kind))))
         return self._positions[kind]
 
 
@@ -171,8 +184,8 @@ def _edges(trace: m.AnyTrace, g: Graph, dangling: list[Found]) -> Iterator[Found
     """Rule 3 and 4, yielded; edge ends that name no event (rule 2) are added to *dangling*."""
     edges = trace.edges
     try:
-        t_src = lookup(g.t_of, [e.src for e in edges])
-        t_dst = lookup(g.t_of, [e.dst for e in edges])
+        t_src = lookup(g.t_of, list(map(attrgetter("src"), edges)))
+        t_dst = lookup(g.t_of, list(map(attrgetter("dst"), edges)))
         numbered: range | list[int] = range(len(edges))
     except KeyError:
         numbered = []
@@ -419,7 +432,7 @@ def _returns(trace: m.AnyTrace, g: Graph) -> Iterator[Found]:
     for i in g.of_kind(m.Spawn):
         if g.events[i].to:
             allowed[g.events[i].to].add(g.agents[i])
-    types = [e.type for e in trace.edges]
+    types = list(map(attrgetter("type"), trace.edges))
     if "delegate" in types:
         index = g.index
         for j in compress(range(len(types)), map(eq, types, repeat("delegate"))):

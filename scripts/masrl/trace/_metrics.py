@@ -39,7 +39,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from itertools import compress, islice, repeat
-from operator import add, eq, is_not, le, lt
+from operator import add, attrgetter, eq, is_not, le, lt
 from typing import Any
 
 from msgspec import UNSET
@@ -262,8 +262,8 @@ def _critical_paths(trace: m.AnyTrace, g: Graph, durations: list[float]) -> tupl
     """
     n = len(g.events)
     edges = trace.edges
-    src = lookup(g.index, [e.src for e in edges])
-    dst = lookup(g.index, [e.dst for e in edges])
+    src = lookup(g.index, list(map(attrgetter("src"), edges)))
+    dst = lookup(g.index, list(map(attrgetter("dst"), edges)))
     ts = g.ts
     level = {} if g.forward else _equal_time_levels(src, dst, ts)
     if g.in_order and not level and g.forward:

@@ -65,6 +65,7 @@ _ORIGINAL_ITEMS: dict[str, tuple[str, Any]] = {
     "attributions": ("attribution", m.Attribution),
 }
 _VERSION_KEY = b'"schema_version"'
+_ENDS = 4096  # bytes at each end of a file looked at for _VERSION_KEY
 OPAQUE = "opaque"  # the metadata key that keeps values of a shape this version does not read
 
 
@@ -121,21 +122,23 @@ def decode(raw: bytes, shown: str) -> tuple[m.AnyTrace | None, list[TraceProblem
 def decode_fast(raw: bytes | mmap.mmap) -> m.AnyTrace | None:
     """Only the fast path: the trace, or None if msgspec refuses the bytes (a leading BOM is skipped).
 
-    Bytes that never mention ``"schema_version"`` can only be a trace in the original format;
-    otherwise this version is tried first (the text may also occur inside a string or an extra
-    event key, so the original format is tried next).
+    A trace that declares ``schema_version`` is decoded as this version, one without it as the
+    original format. Writers put that key first or last, so both ends of the file are looked at
+    to choose which to try first (scanning all of a large file would cost more); if the first try
+    fails, the other is tried, so the choice only saves time and never changes the answer.
     """
     if raw[:3] == _BOM:
         raw = raw[len(_BOM) :]
-    if raw.find(_VERSION_KEY) != -1:
+    decoders: tuple[msgspec.json.Decoder[Any], ...] = (_original_decoder(), _decoder())
+    if _VERSION_KEY in raw[:_ENDS] or _VERSION_KEY in raw[-_ENDS:]:
+        decoders = decoders[::-1]
+    for decoder in decoders:
         try:
-            return _decoder().decode(raw)
+            trace: m.AnyTrace = decoder.decode(raw)
         except (msgspec.MsgspecError, RecursionError):
-            pass
-    try:
-        return _original_decoder().decode(raw)
-    except (msgspec.MsgspecError, RecursionError):
-        return None
+            continue
+        return trace
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
