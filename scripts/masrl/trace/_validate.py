@@ -15,7 +15,7 @@ from pathlib import Path
 from masrl.trace import _model as m
 from masrl.trace._graph import Graph, check
 from masrl.trace._problems import TraceProblem, ordered
-from masrl.trace._read import read_trace
+from masrl.trace._read import decode, read_trace
 
 
 @dataclass
@@ -42,8 +42,6 @@ def validate_file(path: Path, shown: str | None = None, *, strict: bool = False)
 
 def validate_bytes(raw: bytes, shown: str, *, strict: bool = False) -> Checked:
     """Like :func:`validate_file`, for the bytes of a trace."""
-    from masrl.trace._read import decode
-
     trace, problems = decode(raw, shown)
     return _finish(trace, problems, shown, strict)
 
