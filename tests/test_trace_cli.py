@@ -134,7 +134,7 @@ def test_generate_is_deterministic_and_valid(tmp_path: Path, run_cli: Any) -> No
     assert len(json.loads(a.read_text(encoding="utf-8"))["events"]) == 7 * 42 + 4
 
 
-_MODULES = "import sys; from masrl.cli import main; sys.argv = ['masrl', *sys.argv[1:]]\ntry:\n    main()\nexcept SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)"
+_MODULES = "import sys; from masrl.cli import cli; sys.argv = ['masrl', *sys.argv[1:]]\ntry:\n    cli(prog_name='masrl')\nexcept SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)"
 
 
 def loaded_modules(*args: str) -> set[str]:
@@ -159,3 +159,22 @@ HEAVY = {"pandas", "matplotlib", "jinja2", "msgspec", "jsonschema"}
 )
 def test_commands_load_only_what_they_need(args: list[str], allowed: set[str]) -> None:
     assert HEAVY & loaded_modules(*args) == allowed
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "stdout", "stderr"),
+    [
+        (["trace", "validate", "traces/reference-example.json"], 0, "", "0 errors in 1 file\n"),
+        (["trace", "validate", "pyproject.toml"], 1, "pyproject.toml: line 1 column 2: not valid JSON: Expecting value\n", "1 error in 1 file\n"),
+        (["no-such-command"], 2, "", "Usage: masrl [OPTIONS] COMMAND [ARGS]...\nTry 'masrl --help' for help.\n\nError: No such command 'no-such-command'.\n"),
+    ],
+    ids=["valid", "invalid", "usage"],
+)  # fmt: skip
+def test_the_process_exits_with_the_command_s_code_and_all_its_output(
+    args: list[str], code: int, stdout: str, stderr: str
+) -> None:
+    """masrl.cli.main ends the process without the interpreter's teardown; nothing printed may be lost."""
+    result = subprocess.run(
+        [sys.executable, "-m", "masrl", *args], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (code, stdout, stderr)

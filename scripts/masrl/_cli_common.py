@@ -15,6 +15,20 @@ if TYPE_CHECKING:  # the records and vocabulary modules load only in the command
     from masrl._records import Loaded
 
 
+HARD_EXIT = False  # set by masrl.cli.main, which ends the process without freeing objects
+_KEPT: list[object] = []
+
+
+def keep_until_exit(value: object) -> None:
+    """Keep *value* alive until the process ends, when :func:`masrl.cli.main` runs it.
+
+    That saves freeing a large trace object by object just before the process exits anyway.
+    Elsewhere (tests calling the command in-process) nothing is kept.
+    """
+    if HARD_EXIT:
+        _KEPT.append(value)
+
+
 class MasrlError(click.ClickException):
     """An expected failure; click prints ``Error: <message>`` and exits with code 1."""
 

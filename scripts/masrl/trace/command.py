@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from masrl._cli_common import MasrlError, ReportedFailure
+from masrl._cli_common import MasrlError, ReportedFailure, keep_until_exit
 
 if TYPE_CHECKING:
     from masrl.trace._validate import Checked
@@ -49,6 +49,7 @@ def _checked(file: Path, strict: bool = False) -> Checked:
     from masrl.trace._validate import validate_file
 
     checked = validate_file(file, strict=strict)
+    keep_until_exit(checked)
     if not checked.ok:
         _report([checked])
     for warning in checked.warnings:
@@ -91,7 +92,9 @@ def validate(files: tuple[Path, ...], strict: bool) -> None:
     paths = list(trace_files(files))
     if not paths:
         raise MasrlError(f"no .json files in {', '.join(map(str, files))}")
-    _report([validate_file(path, strict=strict) for path in paths])
+    checked = [validate_file(path, strict=strict) for path in paths]
+    keep_until_exit(checked)
+    _report(checked)
 
 
 @command.command(name="metrics")
