@@ -68,15 +68,33 @@ def test_metrics_text_and_json(run_cli: Any) -> None:
     assert (data["critical_steps"], data["parallel_speedup"]) == (7, 1.142857)
 
 
-def test_metrics_refuses_an_invalid_trace(tmp_path: Path, run_cli: Any) -> None:
+def _looped(tmp_path: Path, **extra: Any) -> Path:
+    """The reference example with an edge from its last event back to its first."""
     path = tmp_path / "t.json"
-    doc = json.loads((TRACES / "reference-example.json").read_text(encoding="utf-8"))
+    doc = {**extra, **json.loads((TRACES / "reference-example.json").read_text(encoding="utf-8"))}
     doc["edges"].append({"src": "e8", "dst": "e1", "type": "causal"})
     path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_metrics_refuses_an_invalid_trace(tmp_path: Path, run_cli: Any) -> None:
+    path = _looped(tmp_path, schema_version="1.0")
     result = run_cli("trace", "metrics", str(path))
     assert result.exit_code == 1
     assert result.stdout.splitlines()[0].startswith(f"{path}: /edges/8: edge 'e8' -> 'e1' goes back in time")
     assert result.stderr == "2 errors in 1 file\n"
+
+
+def test_metrics_of_an_original_trace_warn_and_leave_out_the_loop(tmp_path: Path, run_cli: Any) -> None:
+    path = _looped(tmp_path)
+    result = run_cli("trace", "metrics", "--json", str(path))
+    assert result.exit_code == 0
+    warnings = result.stderr.splitlines()
+    assert warnings[0].startswith(f"{path}: /edges/8: warning: edge 'e8' -> 'e1' goes back in time")
+    assert warnings[1].startswith(f"{path}: /edges/8: warning: edges form a cycle: 'e1' -> 'e2'")
+    assert json.loads(result.stdout)["critical_steps"] == 7  # the edge back in time is left out
+    strict = run_cli("trace", "metrics", "--strict", str(path))
+    assert (strict.exit_code, strict.stderr) == (1, "2 errors in 1 file\n")
 
 
 def test_render(run_cli: Any) -> None:
@@ -116,7 +134,7 @@ def test_generate_is_deterministic_and_valid(tmp_path: Path, run_cli: Any) -> No
     assert len(json.loads(a.read_text(encoding="utf-8"))["events"]) == 7 * 42 + 4
 
 
-_MODULES = "import sys; from masrl.cli import main; sys.argv = ['masrl', *sys.argv[1:]]\ntry:\n    main()\nexcept SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)"
+_MODULES = "import sys; from masrl.cli import cli; sys.argv = ['masrl', *sys.argv[1:]]\ntry:\n    cli(prog_name='masrl')\nexcept SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)"
 
 
 def loaded_modules(*args: str) -> set[str]:
@@ -141,3 +159,22 @@ HEAVY = {"pandas", "matplotlib", "jinja2", "msgspec", "jsonschema"}
 )
 def test_commands_load_only_what_they_need(args: list[str], allowed: set[str]) -> None:
     assert HEAVY & loaded_modules(*args) == allowed
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "stdout", "stderr"),
+    [
+        (["trace", "validate", "traces/reference-example.json"], 0, "", "0 errors in 1 file\n"),
+        (["trace", "validate", "pyproject.toml"], 1, "pyproject.toml: line 1 column 2: not valid JSON: Expecting value\n", "1 error in 1 file\n"),
+        (["no-such-command"], 2, "", "Usage: masrl [OPTIONS] COMMAND [ARGS]...\nTry 'masrl --help' for help.\n\nError: No such command 'no-such-command'.\n"),
+    ],
+    ids=["valid", "invalid", "usage"],
+)  # fmt: skip
+def test_the_process_exits_with_the_command_s_code_and_all_its_output(
+    args: list[str], code: int, stdout: str, stderr: str
+) -> None:
+    """masrl.cli.main ends the process without the interpreter's teardown; nothing printed may be lost."""
+    result = subprocess.run(
+        [sys.executable, "-m", "masrl", *args], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (code, stdout, stderr)

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from conftest import assert_golden
 from masrl.trace._generate import encode as encode_trace
 from masrl.trace._generate import swarm
-from masrl.trace._metrics import METRIC_DEFINITIONS, compute, to_text
+from masrl.trace._metrics import METRIC_DEFINITIONS, compute, summary, to_text
 from masrl.trace._validate import validate_file
-from trace_cases import REFERENCE, TRACES, encode
+from trace_cases import REFERENCE, TRACES, encode, valid_traces
 
 
 def metrics_of(path: Path) -> dict[str, Any]:
@@ -122,6 +124,9 @@ GRAPHS: list[tuple[str, list[tuple[str, float, str, dict[str, Any]]], list[tuple
     ("diamond", [("a", 0, A, {"duration": 1}), ("b", 1, A, {"duration": 4}), ("c", 1, A, {"duration": 2}), ("d", 5, A, {"duration": 1})], [("a", "b"), ("a", "c"), ("b", "d"), ("c", "d")], 3, ["a", "b", "d"], 6.0, 6.0),
     ("long-vs-slow", [("a", 0, A, {}), ("b", 1, A, {"duration": 9}), ("c", 1, A, {"duration": 1}), ("d", 2, A, {"duration": 1}), ("e", 10, A, {})], [("a", "b"), ("a", "c"), ("c", "d"), ("b", "e"), ("d", "e")], 4, ["a", "c", "d", "e"], 9.0, 10.0),
     ("equal-times-listed-backwards", [("c", 0, A, {}), ("b", 0, A, {}), ("a", 0, A, {})], [("a", "b"), ("b", "c")], 3, ["a", "b", "c"], 0.0, 0.0),
+    ("enclosing-span", [("a", 0, A, {"end": 10}), ("b", 1, A, {"duration": 2}), ("c", 4, A, {"duration": 2}), ("d", 10, A, {"duration": 1})], [("a", "b"), ("b", "c"), ("c", "d")], 4, ["a", "b", "c", "d"], 11.0, 11.0),
+    ("partly-enclosed", [("a", 0, A, {"end": 5}), ("b", 3, A, {"end": 8})], [("a", "b")], 2, ["a", "b"], 8.0, 8.0),
+    ("gap-not-counted", [("a", 0, A, {"duration": 1}), ("b", 5, A, {"duration": 1})], [("a", "b")], 2, ["a", "b"], 2.0, 6.0),
     ("out-of-order-file", [("d", 3, A, {"duration": 1}), ("a", 0, A, {"duration": 1}), ("c", 2, A, {"duration": 1}), ("b", 1, A, {"duration": 1})], [("c", "d"), ("b", "c"), ("a", "b")], 4, ["a", "b", "c", "d"], 4.0, 4.0),
 ]  # fmt: skip
 
@@ -230,3 +235,48 @@ def test_text_report(name: str) -> None:
 def test_json_report_is_plain_json() -> None:
     r = metrics_of(TRACES / "swarm.json")
     assert json.loads(json.dumps(r, allow_nan=False)) == r
+
+
+# -- Invariants (stated in the docstring of masrl.trace._metrics), over random valid traces ------
+
+_EPS = 1e-6  # times and sums are rounded to millionths
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(valid_traces())
+def test_metric_invariants(tmp_path_factory: pytest.TempPathFactory, doc: dict[str, Any]) -> None:
+    r = metrics_of_doc(tmp_path_factory.mktemp("m"), doc)
+    assert r["critical_path_s"] <= r["makespan_s"] + _EPS
+    assert r["critical_path_s"] <= r["busy_s"] + _EPS
+    assert 1 <= r["critical_steps"] <= r["events"]
+    assert len(r["critical_path"]) == r["critical_steps"]
+    assert r["parallel_speedup"] >= 1
+    assert r["time_speedup"] is None or r["time_speedup"] >= 1 - _EPS
+    rows = r["per_agent"].values()
+    assert sum(a["events"] for a in rows) == r["events"]
+    # Per-agent tokens and costs add up to the totals.
+    assert sum(a["tokens_in"] for a in rows) == r["tokens"]["input"]
+    assert sum(a["tokens_out"] for a in rows) == r["tokens"]["output"]
+    for name, total in r["cost"]["events"].items():
+        assert math.isclose(math.fsum(a["cost"].get(name, 0) for a in rows), total, abs_tol=len(rows) * _EPS)
+    # Each event's tokens count once, however its span nests in another's.
+    given_tokens = [e.get("tokens", {}) for e in doc["events"]]
+    assert r["tokens"]["input"] == sum(t.get("input", 0) for t in given_tokens)
+    assert r["tokens"]["output"] == sum(t.get("output", 0) for t in given_tokens)
+    assert r["tokens"]["total"] == r["tokens"]["input"] + r["tokens"]["output"]
+    # The collection table's quick summary agrees with the full metrics.
+    path = tmp_path_factory.mktemp("s") / "t.json"
+    path.write_bytes(encode(doc))
+    checked = validate_file(path)
+    assert checked.trace is not None
+    assert checked.graph is not None
+    quick = summary(checked.trace, checked.graph)
+    assert quick == {
+        "events": r["events"],
+        "agents": r["agents"],
+        "critical_steps": r["critical_steps"],
+        "parallel_speedup": r["parallel_speedup"],
+        "makespan_s": r["makespan_s"],
+        "tokens": r["tokens"]["total"] if any("tokens" in e for e in doc["events"]) else None,
+        "usd": r["cost"]["events"].get("usd"),
+    }

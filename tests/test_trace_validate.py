@@ -1,9 +1,10 @@
 """`masrl trace validate`: every kind of bad input, each with its exact message; random traces.
 
 Cases are tables: hostile files (not JSON, NaN, huge, deep, bad UTF-8 ...), schema faults, and
-graph faults made by editing the survey's reference example. The property tests draw valid traces
-(all must pass) and then break each with one mutation from a list (each must be caught, with the
-message that names it).
+graph faults made by editing the survey's reference example under this version's rules (with
+``schema_version``; how the same example is judged without it is in test_trace_original.py). The
+property tests draw valid traces (all must pass) and then break each with one mutation from a list
+(each must be caught, with the message that names it).
 """
 
 from __future__ import annotations
@@ -27,16 +28,22 @@ F = "t.json"
 
 
 def problems_of(tmp_path: Path, content: bytes | str | dict[str, Any]) -> list[str]:
-    """Validate *content* written as t.json; the problems as printed, with the file named t.json."""
+    """Validate *content* written as t.json; the problems and warnings as printed, the file named t.json."""
     path = tmp_path / F
     if isinstance(content, dict):
         content = encode(content)
     path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
-    return [str(p) for p in validate_file(path, F).problems]
+    checked = validate_file(path, F)
+    return [str(p) for p in checked.problems + checked.warnings]
+
+
+def current() -> dict[str, Any]:
+    """The reference example, declaring this version (so every rule applies)."""
+    return {"schema_version": "1.0", **reference()}
 
 
 def edited(edit: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
-    doc = reference()
+    doc = current()
     edit(doc)
     return doc
 
@@ -89,7 +96,7 @@ def test_huge_file_is_refused_before_reading(tmp_path: Path) -> None:
 
 
 def test_a_systematic_fault_stops_the_report(tmp_path: Path) -> None:
-    doc = reference()
+    doc = current()
     doc["events"] = [{"id": f"e{i}", "t": i, "type": "aggregate", "agent": "a", "colour": "red"} for i in range(150)]
     doc["edges"] = []
     found = problems_of(tmp_path, doc)
@@ -197,7 +204,7 @@ def test_events_out_of_time_order_are_checked_alike(tmp_path: Path) -> None:
 
 
 def test_many_events_before_a_spawn_are_counted_not_listed(tmp_path: Path) -> None:
-    doc = reference()
+    doc = current()
     doc["events"][2]["t"] = 5.5  # executor_1 spawned after both of its first two events
     doc["edges"] = [e for e in doc["edges"] if "e3" not in (e["src"], e["dst"])]
     assert problems_of(tmp_path, doc) == [

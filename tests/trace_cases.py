@@ -5,7 +5,10 @@ acting at t=0, sub-agents spawned by agents that exist (so hierarchies happen), 
 by tool actors, messages, interventions by people and monitors outside the team, returns to the
 spawner, a closing aggregate; edges always run from an earlier-made event to a later one, times
 never decrease along them and are often equal (so equal-time edges are exercised); optional fields
-are drawn at random and kept consistent; the event and edge lists may be shuffled.
+are drawn at random and kept consistent; the event and edge lists may be shuffled. Tools come from a
+short list or a long one (more than 16 names, which the validator handles differently), and an
+agent may invoke work as a tool: a tool call whose span encloses nested events (``parent`` set to
+the call, edges from it), each with its own tokens, before the tool answers.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ REFERENCE = TRACES / "reference-example.json"
 
 ROOT = "orchestrator"
 TOOLS = ["web.search", "python.run"]
+MANY_TOOLS = [f"tool_{k:02d}" for k in range(20)]
 EXTERNAL = {"human_intervention": "reviewer", "safety_event": "guard"}
 STEPS = st.sampled_from([0, 0, 0.25, 1, 2.5, 7])  # zero steps make equal times common
 
@@ -56,6 +60,7 @@ def valid_traces(draw: st.DrawFn) -> dict[str, Any]:
     def link(src: str, dst: str, kind: str) -> None:
         edges.append({"src": src, "dst": dst, "type": kind})
 
+    tools = draw(st.sampled_from([TOOLS, MANY_TOOLS]))
     last: dict[str, str] = {ROOT: add("orchestrator_decision", ROOT, 0.0, role="lead")}
     spawner: dict[str, str] = {}
     spawn_of: dict[str, str] = {}
@@ -69,11 +74,31 @@ def valid_traces(draw: st.DrawFn) -> dict[str, Any]:
         last[name], spawner[name], spawn_of[name] = spawn, parent, spawn
     for _ in range(draw(st.integers(0, 10))):
         agent = draw(st.sampled_from(sorted(last)))
-        action = draw(st.sampled_from(["tool", "message", "decision", "external"]))
+        action = draw(st.sampled_from(["tool", "message", "decision", "external", "nested"]))
         first_kind = "spawn" if last[agent] == spawn_of.get(agent) else "causal"
         parent_field = {"parent": spawn_of[agent]} if agent in spawn_of and draw(st.booleans()) else {}
-        if action == "tool":
-            tool = draw(st.sampled_from(TOOLS))
+        if action == "nested":  # a call whose span encloses work done for it, then the tool's answer
+            tool = draw(st.sampled_from(tools))
+            start = tick()
+            inner = draw(st.integers(1, 3))
+            width = draw(st.sampled_from([1.0, 4.0, 10.0]))
+            call = add("tool_call", agent, start, tool=tool, **parent_field)
+            events[-1].pop("duration", None)
+            events[-1]["end"] = start + width
+            link(last[agent], call, first_kind)
+            made, previous = [call], call
+            worker = draw(st.sampled_from(sorted(last)))
+            for k in range(inner):
+                step = add("orchestrator_decision", worker, start + width * (k + 1) / (inner + 2), parent=call)
+                link(previous, step, "causal")
+                made.append(step)
+                previous = step
+            clock[0] = max(clock[0], start + width)
+            result = add("tool_result", tool, clock[0], tool=tool, trusted=False)
+            link(previous, result, "return")
+            made.append(result)
+        elif action == "tool":
+            tool = draw(st.sampled_from(tools))
             call = add("tool_call", agent, tick(), tool=tool, **parent_field)
             link(last[agent], call, first_kind)
             result = add("tool_result", tool, tick(), tool=tool, trusted=False)

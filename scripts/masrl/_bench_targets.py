@@ -65,7 +65,7 @@ def _drop_state(corpus: Path) -> Callable[[], None]:
 TRACE_AGENTS, TRACE_ROUNDS, TRACE_SEED = 100, 1_500, 7
 
 
-def _trace_file(path: Path) -> Callable[[], None]:
+def _trace_file(path: Path, *options: str) -> Callable[[], None]:
     """Generate the benchmark trace once (untimed); later runs find it in place."""
 
     def make() -> None:
@@ -79,6 +79,7 @@ def _trace_file(path: Path) -> Callable[[], None]:
                 str(TRACE_ROUNDS),
                 "--seed",
                 str(TRACE_SEED),
+                *options,
                 str(path),
             )
             subprocess.run(argv, check=True, capture_output=True)
@@ -86,11 +87,49 @@ def _trace_file(path: Path) -> Callable[[], None]:
     return make
 
 
+# The collection benchmark: many small runs (2 sub-agents x 6 tool rounds: 30 events each).
+COLLECTION_TRACES, COLLECTION_AGENTS, COLLECTION_ROUNDS = 10_000, 2, 6
+
+
+def _collection(folder: Path) -> Callable[[], None]:
+    """Write the collection once (untimed), in a child process, one seed per trace."""
+
+    def make() -> None:
+        if not (folder / "done").exists():
+            _in_child(
+                "from pathlib import Path; from masrl.trace._generate import encode, swarm; "
+                f"f = Path({str(folder)!r}); f.mkdir(parents=True, exist_ok=True); "
+                f"[(f / f'run-{{k:05d}}.json').write_bytes(encode(swarm({COLLECTION_AGENTS}, {COLLECTION_ROUNDS}, "
+                f"seed=k))) for k in range({COLLECTION_TRACES})]; (f / 'done').write_text('')"
+            )
+
+    return make
+
+
 def trace_targets(work: Path) -> list[Target]:
     big = work / f"trace-swarm-{TRACE_AGENTS}x{TRACE_ROUNDS}.json"
+    original = work / f"trace-swarm-{TRACE_AGENTS}x{TRACE_ROUNDS}-original.json"
     events = TRACE_AGENTS * (2 * TRACE_ROUNDS + 2) + 2
     make = _trace_file(big)
+    runs = work / "trace-collection"
+    small = COLLECTION_AGENTS * (2 * COLLECTION_ROUNDS + 2) + 2
     return [
+        Target(
+            f"trace validate: {events:,} events, temporal edges",
+            masrl_argv("trace", "validate", str(original)),
+            work,
+            budget_s=0.73,
+            budget_mib=400,
+            prepare=_trace_file(original, "--original-format"),
+        ),
+        Target(
+            f"trace metrics table: {COLLECTION_TRACES:,} traces of {small} events",
+            masrl_argv("trace", "metrics", str(runs), "--table", str(work / "trace-collection.parquet")),
+            work,
+            budget_s=8.0,
+            budget_mib=1024,
+            prepare=_collection(runs),
+        ),
         Target(
             f"trace validate: {events:,} events",
             masrl_argv("trace", "validate", str(big)),

@@ -11,8 +11,22 @@ import click
 
 from masrl._problems import Problem, summary_line
 
-if TYPE_CHECKING:  # the loaders are imported when used, so a command that needs none starts fast
+if TYPE_CHECKING:  # the records and vocabulary modules load only in the commands that read the corpus
     from masrl._records import Loaded
+
+
+HARD_EXIT = False  # set by masrl.cli.main, which ends the process without freeing objects
+_KEPT: list[object] = []
+
+
+def keep_until_exit(value: object) -> None:
+    """Keep *value* alive until the process ends, when :func:`masrl.cli.main` runs it.
+
+    That saves freeing a large trace object by object just before the process exits anyway.
+    Elsewhere (tests calling the command in-process) nothing is kept.
+    """
+    if HARD_EXIT:
+        _KEPT.append(value)
 
 
 class MasrlError(click.ClickException):
@@ -27,7 +41,14 @@ class ReportedFailure(click.exceptions.Exit):
 
 
 def root_of(ctx: click.Context) -> Path:
-    root: Path = ctx.find_root().obj["root"]
+    """The corpus root: --root, else found on first use (commands that need none, such as the trace
+    ones, never import the records module that finds it)."""
+    obj = ctx.find_root().obj
+    if obj["root"] is None:
+        from masrl._root import find_root
+
+        obj["root"] = find_root()
+    root: Path = obj["root"]
     return root
 
 

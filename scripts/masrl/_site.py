@@ -304,6 +304,8 @@ class SchemaRow:
 
 
 def _type_of(prop: dict[str, Any]) -> str:
+    if "anyOf" in prop:
+        return " or ".join("any value" if part is True else _type_of(part) for part in prop["anyOf"])
     if "$ref" in prop:
         return str(prop["$ref"]).rsplit("/", 1)[-1]
     if "enum" in prop:
@@ -351,7 +353,7 @@ def trace_pages(root: Path) -> tuple[dict[str, Any], list[Any]]:
     """
     from masrl import _figures
     from masrl._build import BuildError
-    from masrl.trace import _metrics, _model, _render, _schema, _validate
+    from masrl.trace import _metrics, _model, _render, _schema, _table, _validate, api
 
     schema = _schema.trace_schema()
     examples, specs = [], []
@@ -375,12 +377,15 @@ def trace_pages(root: Path) -> tuple[dict[str, Any], list[Any]]:
         )
     context = {
         "trace_schema": schema,
-        "top_rows": schema_rows(schema),
-        "def_rows": {name: schema_rows(node) for name, node in schema.get("$defs", {}).items()},
-        "def_docs": {name: node.get("description", "") for name, node in schema.get("$defs", {}).items()},
+        "top_rows": schema_rows(schema["$defs"][_schema.TRACE_DEF]),
+        "def_rows": {name: schema_rows(node) for name, node in schema["$defs"].items() if name != _schema.TRACE_DEF},
+        "def_docs": {name: node.get("description", "") for name, node in schema["$defs"].items()},
         "event_meanings": _model.EVENT_MEANINGS,
         "edge_meanings": _model.EDGE_MEANINGS,
+        "original_edge_meanings": _model.ORIGINAL_EDGE_MEANINGS,
         "metric_definitions": _metrics.METRIC_DEFINITIONS,
+        "table_columns": _table.COLUMN_MEANINGS,
+        "api_example": api.EXAMPLE,
         "examples": examples,
     }
     return context, specs

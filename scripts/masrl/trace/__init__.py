@@ -5,4 +5,34 @@ and results, returns, aggregation, human and safety events) joined by typed edge
 and costs of the run. ``schemas/trace.schema.json`` publishes the shape; ``masrl trace`` checks,
 measures, draws and imports traces. Heavy libraries are imported inside functions, so loading the
 ``masrl`` command stays fast.
+
+From Python: ``from masrl.trace import load, validate, metrics`` (see :mod:`masrl.trace.api`).
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from masrl.trace.api import (
+        AgentMetrics,
+        Loaded,
+        Metrics,
+        Problem,
+        TokenCounts,
+        TraceError,
+        load,
+        metrics,
+        validate,
+    )
+
+__all__ = ["AgentMetrics", "Loaded", "Metrics", "Problem", "TokenCounts", "TraceError", "load", "metrics", "validate"]
+
+
+def __getattr__(name: str) -> Any:
+    """The Python API of :mod:`masrl.trace.api`, imported on first use (the command line never pays for it)."""
+    if name in __all__:
+        from masrl.trace import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -310,3 +310,12 @@ def otel_export(traces: int, agents: int, rounds: int, *, seed: int = 0) -> byte
     scope = {"scope": {"name": "masrl.synthetic", "version": "1"}, "spans": spans}
     resource = {"attributes": attrs(service__name="synthetic-research")}
     return msgspec.json.encode({"resourceSpans": [{"resource": resource, "scopeSpans": [scope]}]})
+
+
+def original(trace: m.Trace) -> bytes:
+    """*trace* in the survey's original format, as compact JSON: no schema_version, and every
+    ``causal`` edge written as the original's ``temporal`` (which this version does not have)."""
+    edges = [
+        m.OriginalEdge(src=e.src, dst=e.dst, type="temporal" if e.type == "causal" else e.type) for e in trace.edges
+    ]
+    return msgspec.json.encode(msgspec.structs.replace(trace, schema_version=msgspec.UNSET, edges=edges))

@@ -23,6 +23,11 @@ broken rule yields a (JSON Pointer, message) pair; nothing raises or prints.
 10. Attributions name real units: an event (of the right type) for token, turn, message and tool;
     an agent for agent and orchestrator; a role in use for role; ``index`` only for tokens.
 
+Rules 1 and 2 are the survey's original validator's own. A trace without ``schema_version`` is
+read under the original format, which checks nothing else: there rules 3 to 10 give warnings, not
+errors (``--strict`` makes them errors again), and an empty or missing ``to``, ``tool`` or
+``from`` counts as not given.
+
 :class:`Graph` keeps what the checks learn on the way (times by id, first acts, spawn times, who
 acts) so the metrics need not find it again.
 """
@@ -30,11 +35,11 @@ acts) so the metrics need not find it again.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
-from operator import eq, gt, is_, is_not, itemgetter, le, lt, not_
+from operator import attrgetter, eq, gt, is_, is_not, itemgetter, le, lt, not_
 from typing import Any
 
 from msgspec import UNSET
@@ -46,6 +51,7 @@ from masrl.trace._problems import pointer
 Found = tuple[str, str]  # (JSON Pointer, message)
 
 _CYCLES_SHOWN = 12  # events of a cycle spelled out in its message
+_RARE = 64  # a class of events is rare when fewer than 1 in this many events are of it
 _FEW_KEYS = 16  # up to this many distinct tools, first occurrences are found with list.index
 
 
@@ -61,11 +67,12 @@ class Graph:
     t_of: dict[str, float]  # event id -> t (of the first event with that id)
     in_order: bool  # events are listed in time order
     forward: bool = False  # every edge ends strictly later than it starts
+    original: bool = False  # the trace is in the original format (no schema_version)
     spawned_at: dict[str, float] = field(default_factory=dict)  # agent -> time of its first spawn
     first_act: dict[str, int] = field(default_factory=dict)  # agent -> position of its earliest event
     _index: dict[str, int] | None = None
     _positions: dict[type, list[int]] = field(default_factory=dict)
-    _present: set[type] | None = None
+    _present: Counter[type] | None = None  # events of each class
     _acting: set[str] | None = None
 
     @property
@@ -79,9 +86,7 @@ class Graph:
     def acting(self) -> set[str]:
         """Actors of events other than tool results, interventions and safety events (found on first use)."""
         if self._acting is None:
-            if self._present is None:
-                self._present = set(self.kinds)
-            exempt = m.UNSPAWNED_KINDS & self._present
+            exempt = self.counts.keys() & m.UNSPAWNED_KINDS
             if len(exempt) == 1:
                 (kind,) = exempt
                 self._acting = set(compress(self.agents, map(is_not, self.kinds, repeat(kind))))
@@ -89,19 +94,36 @@ class Graph:
                 self._acting = set(compress(self.agents, map(not_, map(exempt.__contains__, self.kinds))))
         return self._acting
 
+    @property
+    def counts(self) -> Counter[type]:
+        """Number of events of each struct class (found on first use)."""
+        if self._present is None:
+            self._present = Counter(self.kinds)
+        return self._present
+
     def of_kind(self, kind: type) -> list[int]:
         """Positions of the events of struct class *kind*, in order (found on first use)."""
-        if self._present is None:
-            self._present = set(self.kinds)
-        if kind not in self._present:
+        count = self.counts.get(kind, 0)
+        if not count:
             return []
         if kind not in self._positions:
-            self._positions[kind] = list(compress(range(len(self.kinds)), map(is_, self.kinds, repeat(kind))))
+            kinds = self.kinds
+            if count * _RARE < len(kinds):  # a rare class: list.index jumps from one to the next at C speed
+                found, i, index = [], -1, kinds.index
+                for _ in range(count):
+                    i = index(kind, i + 1)
+                    found.append(i)
+                self._positions[kind] = found
+            else:
+                self._positions[kind] = list(compress(range(len(kinds)), map(is_, kinds, repeat(kind))))
         return self._positions[kind]
 
 
-def check(trace: m.Trace) -> tuple[list[Found], Graph]:
+def check(trace: m.AnyTrace) -> tuple[list[Found], list[Found], Graph]:
     """Every broken graph rule of *trace*, and what was learnt finding them.
+
+    Returns the breaks of rules 1 and 2 (which the original format checks too), those of the
+    other rules, and the graph.
 
     The work over all events is done by comprehensions and C-level ``map``, ``compress`` and
     ``dict`` calls; Python-level loops run only over events of rare kinds, or once something is
@@ -109,23 +131,29 @@ def check(trace: m.Trace) -> tuple[list[Found], Graph]:
     """
     events = trace.events
     n = len(events)
-    ids = [e.id for e in events]
-    ts = [e.t for e in events]
+    ids = list(map(attrgetter("id"), events))
+    ts = list(map(attrgetter("t"), events))
     t_of = dict(zip(ids, ts, strict=True))
+    original: list[Found] = []
     found: list[Found] = []
     if len(t_of) != n:
-        found.extend(_duplicates(ids))
+        original.extend(_duplicates(ids))
         t_of = dict(zip(reversed(ids), reversed(ts), strict=True))  # the first of each id wins
     in_order = all(map(le, ts, islice(ts, 1, None)))
-    graph = Graph(events, ids, ts, [e.agent for e in events], list(map(type, events)), t_of, in_order)
-    found.extend(_edges(trace, graph))
+    kinds = list(map(type, events))
+    if isinstance(trace, m.OriginalTrace):  # the checks and metrics speak of this version's classes
+        kinds = list(map(m.CANONICAL.__getitem__, kinds))
+    graph = Graph(
+        events, ids, ts, list(map(attrgetter("agent"), events)), kinds, t_of, in_order, original=m.is_original(trace)
+    )
+    found.extend(_edges(trace, graph, original))
     found.extend(_times(events))
     found.extend(_parents(events, graph))
     found.extend(_spawns(graph))
     found.extend(_senders(graph))
     found.extend(_returns(trace, graph))
     found.extend(_attributions(trace, graph))
-    return found, graph
+    return original, found, graph
 
 
 def lookup(mapping: dict[str, Any], keys: list[str]) -> Sequence[Any]:
@@ -152,20 +180,23 @@ def _t(value: float) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _edges(trace: m.Trace, g: Graph) -> Iterator[Found]:
+def _edges(trace: m.AnyTrace, g: Graph, dangling: list[Found]) -> Iterator[Found]:
+    """Rule 3 and 4, yielded; edge ends that name no event (rule 2) are added to *dangling*."""
     edges = trace.edges
     try:
-        t_src = lookup(g.t_of, [e.src for e in edges])
-        t_dst = lookup(g.t_of, [e.dst for e in edges])
+        t_src = lookup(g.t_of, list(map(attrgetter("src"), edges)))
+        t_dst = lookup(g.t_of, list(map(attrgetter("dst"), edges)))
         numbered: range | list[int] = range(len(edges))
     except KeyError:
         numbered = []
         for j, e in enumerate(edges):
             missing = [end for end in ("src", "dst") if getattr(e, end) not in g.t_of]
             for end in missing:
-                yield (
-                    pointer("edges", j, end),
-                    f"edge {end} {getattr(e, end)!r} is not the id of any event; src and dst must name events in /events",
+                dangling.append(
+                    (
+                        pointer("edges", j, end),
+                        f"edge {end} {getattr(e, end)!r} is not the id of any event; src and dst must name events in /events",
+                    )
                 )
             if not missing:
                 numbered.append(j)
@@ -188,7 +219,7 @@ def _edges(trace: m.Trace, g: Graph) -> Iterator[Found]:
         yield from _cycles(edges, suspects, g)
 
 
-def _cycles(edges: list[m.Edge], suspects: list[int], g: Graph) -> Iterator[Found]:
+def _cycles(edges: Sequence[m.Edge | m.OriginalEdge], suspects: list[int], g: Graph) -> Iterator[Found]:
     """Kahn's algorithm on the *suspects* edges; names one cycle if any remain."""
     succ: dict[str, list[str]] = defaultdict(list)
     pred: dict[str, list[str]] = defaultdict(list)
@@ -234,7 +265,7 @@ def _cycles(edges: list[m.Edge], suspects: list[int], g: Graph) -> Iterator[Foun
 
 
 def _times(events: list[Any]) -> Iterator[Found]:
-    ends = [e.end for e in events]
+    ends = list(map(attrgetter("end"), events))
     if ends.count(UNSET) == len(ends):
         return
     for i in compress(range(len(ends)), map(is_not, ends, repeat(UNSET))):
@@ -254,7 +285,7 @@ def _times(events: list[Any]) -> Iterator[Found]:
 
 
 def _parents(events: list[Any], g: Graph) -> Iterator[Found]:
-    parents = [e.parent for e in events]
+    parents = list(map(attrgetter("parent"), events))
     if parents.count(UNSET) == len(parents):
         return
     parent_of: dict[int, int] = {}
@@ -297,6 +328,8 @@ def _spawns(g: Graph) -> Iterator[Found]:
     spawn_of: dict[str, int] = {}
     for i in g.of_kind(m.Spawn):
         e = events[i]
+        if not e.to:  # only in the original format, where to is optional
+            continue
         if e.to == e.agent:
             yield pointer("events", i, "to"), f"agent {e.agent!r} cannot spawn itself"
         elif e.to not in spawned_at or ts[i] < spawned_at[e.to]:
@@ -337,10 +370,10 @@ def _unspawned(g: Graph, unspawned: set[str], start: float) -> Iterator[Found]:
     """
     events, ts, agents, kinds = g.events, g.ts, g.agents, g.kinds
     acting = g.acting
-    tools = [e.tool for e in events]
+    tools = list(map(attrgetter("tool"), events))
     first_call: dict[str, float] = {}
-    suspect_tools: set[str] = set()
-    named = set(tools) - {UNSET}
+    suspect_tools: set[Any] = set()
+    named = set(tools) - {UNSET, ""}
     if g.in_order and len(named) <= _FEW_KEYS:  # list.index finds first occurrences at C speed
         for tool in named:
             i = tools.index(tool)
@@ -355,6 +388,8 @@ def _unspawned(g: Graph, unspawned: set[str], start: float) -> Iterator[Found]:
             if ts[i] < first_call.get(tools[i], math.inf):
                 first_call[tools[i]] = ts[i]
         suspect_tools = {tools[i] for i in g.of_kind(m.ToolResult)}
+    if g.original and not all(map(tools.__getitem__, g.of_kind(m.ToolResult))):
+        suspect_tools |= {UNSET, ""}  # a result naming no tool (original format only) answers no call
     wrong: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for agent in acting & unspawned:
         for i, a in enumerate(agents):
@@ -364,7 +399,8 @@ def _unspawned(g: Graph, unspawned: set[str], start: float) -> Iterator[Found]:
         for i in g.of_kind(m.ToolResult):
             tool = tools[i]
             if tool in suspect_tools and agents[i] in unspawned and ts[i] < first_call.get(tool, math.inf):
-                wrong[agents[i]].append((i, f"a result for {tool!r}, which no earlier tool_call names"))
+                named_tool = f"for {tool!r}" if tool else "naming no tool"
+                wrong[agents[i]].append((i, f"a result {named_tool}, which no earlier tool_call names"))
     for agent in sorted(wrong):
         cases = sorted(wrong[agent], key=lambda case: (ts[case[0]], case[0]))
         i, what = cases[0]
@@ -381,21 +417,22 @@ def _senders(g: Graph) -> Iterator[Found]:
     for kind in (m.Message, m.Return):
         for i in g.of_kind(kind):
             e = g.events[i]
-            if e.from_ is not UNSET and e.from_ != e.agent:
+            if e.from_ and e.from_ != e.agent:
                 yield (
                     pointer("events", i, "from"),
                     f"from {e.from_!r} differs from agent {e.agent!r}; the sender of a {kind.kind} is the agent that acts",
                 )
 
 
-def _returns(trace: m.Trace, g: Graph) -> Iterator[Found]:
+def _returns(trace: m.AnyTrace, g: Graph) -> Iterator[Found]:
     returns = g.of_kind(m.Return)
     if not returns:
         return
     allowed: dict[str, set[str]] = defaultdict(set)  # returner -> agents it may return to
     for i in g.of_kind(m.Spawn):
-        allowed[g.events[i].to].add(g.agents[i])
-    types = [e.type for e in trace.edges]
+        if g.events[i].to:
+            allowed[g.events[i].to].add(g.agents[i])
+    types = list(map(attrgetter("type"), trace.edges))
     if "delegate" in types:
         index = g.index
         for j in compress(range(len(types)), map(eq, types, repeat("delegate"))):
@@ -406,7 +443,7 @@ def _returns(trace: m.Trace, g: Graph) -> Iterator[Found]:
     for i in returns:
         e = g.events[i]
         ok = allowed.get(e.agent, set())
-        if e.to not in ok:
+        if e.to and e.to not in ok:
             targets = one_of(sorted(ok)) if ok else "an agent that spawned or delegated to it, and none did"
             yield (
                 pointer("events", i, "to"),
@@ -415,7 +452,7 @@ def _returns(trace: m.Trace, g: Graph) -> Iterator[Found]:
             )
 
 
-def _attributions(trace: m.Trace, g: Graph) -> Iterator[Found]:
+def _attributions(trace: m.AnyTrace, g: Graph) -> Iterator[Found]:
     if trace.attributions is UNSET:
         return
     roles: set[str] | None = None

@@ -14,6 +14,14 @@ type requires (a spawn must say whom it spawns). Optional fields default to ``UN
 
 Numbers are 64-bit floats; whole numbers (token counts) are floats held to multiples of 1, because
 JSON Schema counts ``3.0`` as an integer and so must we.
+
+Two profiles. A trace that declares ``schema_version`` follows :class:`Trace` and every rule of
+this version. A trace without it is read as the survey's original format (``trace-format-v0``) and
+follows :class:`OriginalTrace`: the original's edge types (``temporal``, ``safety_flow``) and
+topologies (``mixed``, ``unknown``), events open to extra keys, ``role``, ``from``, ``to``, ``tool``
+and ``content_ref`` optional for every type and possibly empty, ``system`` possibly empty; the
+additions of this version (durations, tokens, costs, stages, attributions ...) are accepted too.
+The graph rules the original never checked are warnings there (see :mod:`._graph`).
 """
 
 from __future__ import annotations
@@ -65,6 +73,17 @@ EDGE_MEANINGS: dict[str, str] = {
     "aggregate": "the later event combines the earlier one with other results",
 }
 
+# Edge types of the survey's original format that this version does not use; a trace without
+# schema_version may still carry them.
+ORIGINAL_EDGE_MEANINGS: dict[str, str] = {
+    "temporal": "the later event follows the earlier one in time, with no stronger dependency claimed (original format)",
+    "safety_flow": "a safety signal of the earlier event reaches the later one (original format)",
+}
+OriginalEdgeType = Literal[
+    "spawn", "delegate", "causal", "message", "tool_dependency", "return", "aggregate", "temporal", "safety_flow"
+]  # fmt: skip
+ORIGINAL_EDGE_TYPES: tuple[str, ...] = get_args(OriginalEdgeType)
+
 # Units that can carry reward or credit, fine to coarse; the ids of taxonomy.yaml's credit_unit
 # field except NA (tests hold the two lists together).
 CreditUnit = Literal["token", "turn", "message", "tool", "agent", "role", "orchestrator", "team"]
@@ -82,9 +101,22 @@ AGENT_UNITS = ("agent", "orchestrator")
 # Orchestration forms; the ids of taxonomy.yaml's topology field.
 Topology = Literal["centralized", "planner_executor_critic", "debate", "swarm", "hierarchical", "harness", "NA"]
 TOPOLOGIES: tuple[str, ...] = get_args(Topology)
+# The original format's topologies: the taxonomy's without NA, plus mixed and unknown.
+OriginalTopology = Literal[
+    "centralized", "planner_executor_critic", "debate", "swarm", "hierarchical", "harness", "NA", "mixed", "unknown"
+]  # fmt: skip
+ORIGINAL_TOPOLOGIES: tuple[str, ...] = get_args(OriginalTopology)
 
 # Every enum of the format, in its published order.
-ENUMS: tuple[tuple[str, ...], ...] = (EVENT_TYPES, EDGE_TYPES, CREDIT_UNITS, TOPOLOGIES, (SCHEMA_VERSION,))
+ENUMS: tuple[tuple[str, ...], ...] = (
+    EVENT_TYPES,
+    EDGE_TYPES,
+    ORIGINAL_EDGE_TYPES,
+    CREDIT_UNITS,
+    TOPOLOGIES,
+    ORIGINAL_TOPOLOGIES,
+    (SCHEMA_VERSION,),
+)
 
 Text = Annotated[str, Meta(min_length=1)]
 # Numbers decode as 64-bit floats, so one too large for a float (1e999, or an integer of 400
@@ -356,3 +388,134 @@ class Trace(Struct, kw_only=True, forbid_unknown_fields=True, gc=False, omit_def
         Annotated[dict[str, Any], _doc("Free-form notes about the trace, such as what an importer could not map.")]
         | UnsetType
     ) = UNSET
+
+
+# ---------------------------------------------------------------------------------------------
+# The original format: traces without schema_version
+
+# The event keys of the original format; every other event field is an addition of this version.
+ORIGINAL_EVENT_KEYS = frozenset({"id", "t", "type", "agent", "role", "from", "to", "tool", "content_ref", "trusted"})
+Loose = str  # text that may be empty
+
+
+class OriginalEvent(Event, forbid_unknown_fields=False):
+    """One timed action of one agent, as the original format allows it: extra keys carry no rules."""
+
+    role: Annotated[Loose, _doc("The acting agent's role; may be empty.")] | UnsetType = UNSET
+    content_ref: Annotated[Loose, _doc("A reference to the content; may be empty.")] | UnsetType = UNSET
+    from_: Annotated[Loose, _doc("Sender of a message or return; may be empty.")] | UnsetType = msgspec.field(
+        default=UNSET, name="from"
+    )
+    to: Annotated[Loose, _doc("Receiving agent; optional for every type, may be empty.")] | UnsetType = UNSET
+    tool: Annotated[Loose, _doc("Tool name; optional for every type, may be empty.")] | UnsetType = UNSET
+
+
+class OriginalOrchestratorDecision(OriginalEvent, tag="orchestrator_decision"):
+    kind = "orchestrator_decision"
+
+
+class OriginalSpawn(OriginalEvent, tag="spawn"):
+    kind = "spawn"
+
+
+class OriginalDespawn(OriginalEvent, tag="despawn"):
+    kind = "despawn"
+
+
+class OriginalMessage(OriginalEvent, tag="message"):
+    kind = "message"
+
+
+class OriginalToolCall(OriginalEvent, tag="tool_call"):
+    kind = "tool_call"
+
+
+class OriginalToolResult(OriginalEvent, tag="tool_result"):
+    kind = "tool_result"
+
+
+class OriginalReturn(OriginalEvent, tag="return"):
+    kind = "return"
+
+
+class OriginalAggregate(OriginalEvent, tag="aggregate"):
+    kind = "aggregate"
+
+
+class OriginalHumanIntervention(OriginalEvent, tag="human_intervention"):
+    kind = "human_intervention"
+
+
+class OriginalSafetyEvent(OriginalEvent, tag="safety_event"):
+    kind = "safety_event"
+
+
+AnyOriginalEvent = (
+    OriginalOrchestratorDecision
+    | OriginalSpawn
+    | OriginalDespawn
+    | OriginalMessage
+    | OriginalToolCall
+    | OriginalToolResult
+    | OriginalReturn
+    | OriginalAggregate
+    | OriginalHumanIntervention
+    | OriginalSafetyEvent
+)
+ORIGINAL_EVENT_CLASSES: tuple[type[Event], ...] = get_args(AnyOriginalEvent)
+# Each event class of either profile -> the class of this version that the checks and metrics use.
+CANONICAL: dict[type, type[Event]] = {
+    **{cls: cls for cls in EVENT_CLASSES},
+    **dict(zip(ORIGINAL_EVENT_CLASSES, EVENT_CLASSES, strict=True)),
+}
+
+
+class OriginalEdge(Struct, kw_only=True, forbid_unknown_fields=True, gc=False):
+    """A dependency between two events, with the original format's edge types too."""
+
+    src: Annotated[Text, _doc("Id of the earlier event.")]
+    dst: Annotated[Text, _doc("Id of the later event.")]
+    type: Annotated[
+        OriginalEdgeType,
+        _doc("Why `dst` depends on `src`.", meanings={**EDGE_MEANINGS, **ORIGINAL_EDGE_MEANINGS}),
+    ]
+
+
+class OriginalTrace(Struct, kw_only=True, forbid_unknown_fields=True, gc=False, omit_defaults=True):
+    """A trace without schema_version: the survey's original format, with this version's additions allowed."""
+
+    trace_id: Annotated[Text, _doc("Id of this trace.")]
+    task_id: Annotated[Text, _doc("Id of the task the run attempted.")] | UnsetType = UNSET
+    system: Annotated[Loose, _doc("The system or framework that produced the run; may be empty.")] | UnsetType = UNSET
+    topology: (
+        Annotated[OriginalTopology, _doc("Orchestration form of the team, with the original's mixed and unknown.")]
+        | UnsetType
+    ) = UNSET
+    events: Annotated[list[AnyOriginalEvent], Meta(min_length=1), _doc("The events of the run; at least one.")]
+    edges: Annotated[list[OriginalEdge], _doc("Dependencies between events.")]
+    rewards: Annotated[dict[str, Number], _doc("Reward of the run by channel (any name).")] | UnsetType = UNSET
+    costs: (
+        Annotated[dict[str, NonNegative], _doc("Totals the run recorded, by name, each non-negative.")] | UnsetType
+    ) = UNSET
+    metrics: Annotated[dict[str, Number], _doc("Outcome measures the run recorded, by name.")] | UnsetType = UNSET
+    attributions: (
+        Annotated[list[Attribution], _doc("Rewards attributed to units of the run (token, turn, ..., team).")]
+        | UnsetType
+    ) = UNSET
+    metadata: (
+        Annotated[
+            dict[str, Any],
+            _doc(
+                "Free-form notes; `opaque` keeps, by JSON Pointer, event values of a shape this version does not read."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+AnyTrace = Trace | OriginalTrace
+
+
+def is_original(trace: AnyTrace) -> bool:
+    """Whether *trace* is read under the original format's rules (it declares no schema_version)."""
+    return isinstance(trace, OriginalTrace) or trace.schema_version is UNSET

@@ -4,7 +4,8 @@ A trace problem names the file, the place in it and what is wrong and allowed:
 ``traces/run.json: /events/3/t: t must be a number, not the string '3'``. The place is a JSON
 Pointer (RFC 6901) into the document, ``line L column C`` when the file is not JSON at all, or
 ``(trace)`` for the file as a whole. Traces are often written on one line, so a pointer says more
-than a line number would.
+than a line number would. A warning (a rule the survey's original format did not have, broken by a
+trace in that format) reads ``file: /pointer: warning: message``.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ class TraceProblem:
     path: str
     where: str
     message: str
+    warning: bool = False
 
     def __str__(self) -> str:
-        text = f"{self.path}: {self.where or WHOLE_FILE}: {self.message}"
+        text = f"{self.path}: {self.where or WHOLE_FILE}: {'warning: ' if self.warning else ''}{self.message}"
         # A file name from the command line may hold undecodable bytes; print them escaped.
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
@@ -56,9 +58,10 @@ def show(value: object) -> str:
     return text if len(text) <= _SHOW_MAX else text[: _SHOW_MAX - 3] + "..."
 
 
-def summary(problems: Sequence[TraceProblem], files: int) -> str:
-    """``2 errors in 1 file``: the last line of a report."""
-    return f"{_plural(len(problems), 'error')} in {_plural(files, 'file')}"
+def summary(problems: Sequence[TraceProblem], files: int, warnings: int = 0) -> str:
+    """``2 errors in 1 file``: the last line of a report (with ``, 3 warnings`` when there are some)."""
+    tail = f", {_plural(warnings, 'warning')}" if warnings else ""
+    return f"{_plural(len(problems), 'error')}{tail} in {_plural(files, 'file')}"
 
 
 def ordered(problems: Iterable[TraceProblem]) -> list[TraceProblem]:

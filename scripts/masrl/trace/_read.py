@@ -17,6 +17,12 @@ When the fast path refuses a file, the careful path finds out why, precisely:
    refuses go through ``jsonschema`` (a document is valid exactly when its top level and every item
    are), and the report stops after :data:`MAX_BAD_ITEMS` faulty items.
 
+A trace that declares ``schema_version`` is decoded into :class:`~._model.Trace`; one without it
+into :class:`~._model.OriginalTrace`, the survey's original format. In the latter, an event key
+this version types (``tokens``, ``cost``, ``end``, ``stage``, ``attributes`` ...) holding a value
+of another shape is moved, whole, to ``metadata.opaque`` under its JSON Pointer, with a warning:
+the original format left those keys open, so such a trace stays valid.
+
 Nothing here raises on bad input or prints; problems come back as :class:`TraceProblem` values.
 """
 
@@ -39,18 +45,28 @@ from masrl.trace._problems import TraceProblem, pointer, show
 
 MAX_BYTES = 256 * 1024 * 1024  # about 1.4 million events; larger files are refused, not read
 _BOM = b"\xef\xbb\xbf"
+_MAP_FROM = 1024 * 1024  # files from this size are memory-mapped rather than read
 MAX_BAD_ITEMS = 100  # items explained one by one; past this the report stops (a systematic fault)
 _FLOAT_DIGITS = 308  # an integer with at most this many digits fits a 64-bit float
 _INT_DIGITS = 4300  # Python reads no longer integer (sys.get_int_max_str_digits)
 # Where a trace holds free-form JSON: (first step, third step) of their pointers.
 _FREE_FORM = {("metadata", None), ("events", "attributes")}
 
-# Arrays of the top level whose items have a definition of their own, with the item type.
+# Arrays of the top level whose items have a definition of their own, with the item type; one
+# table per profile (this version, and the original format).
 _ITEMS: dict[str, tuple[str, Any]] = {
     "events": ("event", m.AnyEvent),
     "edges": ("edge", m.Edge),
     "attributions": ("attribution", m.Attribution),
 }
+_ORIGINAL_ITEMS: dict[str, tuple[str, Any]] = {
+    "events": ("original_event", m.AnyOriginalEvent),
+    "edges": ("original_edge", m.OriginalEdge),
+    "attributions": ("attribution", m.Attribution),
+}
+_VERSION_KEY = b'"schema_version"'
+_ENDS = 4096  # bytes at each end of a file looked at for _VERSION_KEY
+OPAQUE = "opaque"  # the metadata key that keeps values of a shape this version does not read
 
 
 @cache
@@ -58,7 +74,20 @@ def _decoder() -> msgspec.json.Decoder[m.Trace]:
     return msgspec.json.Decoder(m.Trace)
 
 
-def read_trace(path: Path, shown: str) -> tuple[m.Trace | None, list[TraceProblem]]:
+@cache
+def _original_decoder() -> msgspec.json.Decoder[m.OriginalTrace]:
+    return msgspec.json.Decoder(m.OriginalTrace)
+
+
+@cache
+def _added_fields() -> dict[str, Any]:
+    """Event keys this version adds to the original format, with the type it reads them as."""
+    return {
+        f.encode_name: f.type for f in msgspec.structs.fields(m.Event) if f.encode_name not in m.ORIGINAL_EVENT_KEYS
+    }
+
+
+def read_trace(path: Path, shown: str) -> tuple[m.AnyTrace | None, list[TraceProblem]]:
     """The trace in *path* (named *shown* in messages), or None and the reasons it is not one.
 
     The file is memory-mapped rather than read, which saves a copy of a large file; msgspec
@@ -70,8 +99,8 @@ def read_trace(path: Path, shown: str) -> tuple[m.Trace | None, list[TraceProble
             return None, [
                 TraceProblem(shown, "", f"file is {size:,} bytes; traces must be at most {MAX_BYTES:,} bytes")
             ]
-        if size == 0:
-            return decode(b"", shown)
+        if size < _MAP_FROM:  # mapping costs more than it saves on a small file
+            return decode(path.read_bytes(), shown)
         with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
             trace = decode_fast(mapped)
             if trace is not None:
@@ -82,7 +111,7 @@ def read_trace(path: Path, shown: str) -> tuple[m.Trace | None, list[TraceProble
     return decode(raw, shown)
 
 
-def decode(raw: bytes, shown: str) -> tuple[m.Trace | None, list[TraceProblem]]:
+def decode(raw: bytes, shown: str) -> tuple[m.AnyTrace | None, list[TraceProblem]]:
     """Decode *raw* bytes; see the module docstring for the two paths."""
     trace = decode_fast(raw)
     if trace is not None:
@@ -90,14 +119,26 @@ def decode(raw: bytes, shown: str) -> tuple[m.Trace | None, list[TraceProblem]]:
     return _careful(raw[len(_BOM) :] if raw.startswith(_BOM) else raw, shown)
 
 
-def decode_fast(raw: bytes | mmap.mmap) -> m.Trace | None:
-    """Only the fast path: the trace, or None if msgspec refuses the bytes (a leading BOM is skipped)."""
+def decode_fast(raw: bytes | mmap.mmap) -> m.AnyTrace | None:
+    """Only the fast path: the trace, or None if msgspec refuses the bytes (a leading BOM is skipped).
+
+    A trace that declares ``schema_version`` is decoded as this version, one without it as the
+    original format. Writers put that key first or last, so both ends of the file are looked at
+    to choose which to try first (scanning all of a large file would cost more); if the first try
+    fails, the other is tried, so the choice only saves time and never changes the answer.
+    """
     if raw[:3] == _BOM:
         raw = raw[len(_BOM) :]
-    try:
-        return _decoder().decode(raw)
-    except (msgspec.MsgspecError, RecursionError):
-        return None
+    decoders: tuple[msgspec.json.Decoder[Any], ...] = (_original_decoder(), _decoder())
+    if _VERSION_KEY in raw[:_ENDS] or _VERSION_KEY in raw[-_ENDS:]:
+        decoders = decoders[::-1]
+    for decoder in decoders:
+        try:
+            trace: m.AnyTrace = decoder.decode(raw)
+        except (msgspec.MsgspecError, RecursionError):
+            continue
+        return trace
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -138,7 +179,7 @@ def _parse_int(text: str) -> int | _Literal:
     return value
 
 
-def _careful(raw: bytes, shown: str) -> tuple[m.Trace | None, list[TraceProblem]]:
+def _careful(raw: bytes, shown: str) -> tuple[m.AnyTrace | None, list[TraceProblem]]:
     def whole(message: str, where: str = "") -> tuple[None, list[TraceProblem]]:
         return None, [TraceProblem(shown, where, message)]
 
@@ -163,13 +204,65 @@ def _careful(raw: bytes, shown: str) -> tuple[m.Trace | None, list[TraceProblem]
         return None, unreadable
     if not isinstance(data, dict):
         return whole(f"a trace must be a JSON object with trace_id, events and edges, not {_what(data)}")
+    kept = [TraceProblem(shown, where, message, warning=True) for where, message in set_aside(data)]
     problems = [TraceProblem(shown, where, message) for where, message in schema_problems(data)]
     if problems:
         return None, problems
     try:
-        return msgspec.convert(data, m.Trace), []
+        if "schema_version" in data:
+            return msgspec.convert(data, m.Trace), kept
+        return msgspec.convert(data, m.OriginalTrace), kept
     except msgspec.ValidationError as exc:  # pragma: no cover - the schema and the model disagree
         return whole(f"does not match the trace format: {exc}")
+
+
+# What this version reads in the event keys it adds, for the warning about a value of another shape.
+_SHAPES = {
+    "end": "a number at least 0",
+    "duration": "a number at least 0",
+    "parent": "a non-empty string",
+    "stage": "a non-empty string",
+    "tokens": "an object of whole input and output counts",
+    "cost": "an object of numbers at least 0",
+    "attributes": "an object",
+}
+
+
+def set_aside(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """In a trace of the original format, move event values of a shape this version does not read.
+
+    Each such value goes, whole, to ``metadata.opaque`` under its JSON Pointer; a warning says so.
+    Traces that declare ``schema_version``, and values of the right shape, are left alone.
+    """
+    events = data.get("events")
+    if "schema_version" in data or not isinstance(events, list):
+        return []
+    added = _added_fields()
+    found: list[tuple[str, str]] = []
+    opaque: dict[str, Any] = {}
+    for i, event in enumerate(events):
+        if not isinstance(event, dict):
+            continue
+        for key in added.keys() & event.keys():
+            try:
+                msgspec.convert(event[key], added[key])
+            except msgspec.ValidationError as exc:
+                where = pointer("events", i, key)
+                opaque[where] = event.pop(key)
+                expected = _SHAPES.get(key, str(exc))
+                found.append(
+                    (
+                        where,
+                        f"{key} holds {_what(opaque[where])}, while this version reads {key} as {expected}; "
+                        f"the value is kept unread in /metadata/{OPAQUE}, as the original format allows any value",
+                    )
+                )
+    if opaque:
+        metadata = data.setdefault("metadata", {})
+        held = metadata.setdefault(OPAQUE, {}) if isinstance(metadata, dict) else None
+        if isinstance(held, dict):
+            held.update(opaque)
+    return found
 
 
 def _cut(text: str, limit: int = 60) -> str:
@@ -222,30 +315,36 @@ def _lone_surrogate(text: str, steps: tuple[str | int, ...]) -> Iterator[tuple[s
 
 @cache
 def _validators() -> tuple[Any, dict[str, Any]]:
-    """A validator for the top level alone, and one per item definition."""
+    """A validator for the top level alone (items left out), and one per item definition."""
     import jsonschema
 
-    from masrl.trace._schema import trace_schema
+    from masrl.trace._schema import ORIGINAL_TRACE_DEF, TRACE_DEF, trace_schema
 
     schema = trace_schema()
     top = copy.deepcopy(schema)
-    for name in _ITEMS:
-        top["properties"][name]["items"] = True
+    for definition in (TRACE_DEF, ORIGINAL_TRACE_DEF):
+        for name in _ITEMS:
+            top["$defs"][definition]["properties"][name]["items"] = True
     items = {
-        name: jsonschema.Draft202012Validator(
+        definition: jsonschema.Draft202012Validator(
             {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
         )
-        for name, (definition, _) in _ITEMS.items()
+        for definition, _ in [*_ITEMS.values(), *_ORIGINAL_ITEMS.values()]
     }
     return jsonschema.Draft202012Validator(top), items
 
 
 def schema_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
-    """(pointer, message) for every way *data* breaks the published schema."""
+    """(pointer, message) for every way *data* breaks the published schema.
+
+    For a trace of the original format, call :func:`set_aside` first: the schema accepts any value
+    in the keys it sets aside, but the structs do not.
+    """
     top, items = _validators()
     found = [msg for error in top.iter_errors(data) for msg in _messages(error, ())]
     failed = 0
-    for name, (_, kind) in _ITEMS.items():
+    table = _ITEMS if "schema_version" in data else _ORIGINAL_ITEMS
+    for name, (definition, kind) in table.items():
         values = data.get(name)
         if not isinstance(values, list):
             continue
@@ -259,7 +358,7 @@ def schema_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
             if failed > MAX_BAD_ITEMS:
                 found.append(("", f"stopped after {MAX_BAD_ITEMS} events, edges and attributions with problems"))
                 return sorted(set(found))
-            errors = list(items[name].iter_errors(item))
+            errors = list(items[definition].iter_errors(item))
             messages = [msg for error in errors for msg in _messages(error, (name, i))]
             found.extend(
                 messages or [(pointer(name, i), f"{_ITEM_NAMES[name]} does not match the trace format: {refused}")]
@@ -313,7 +412,7 @@ def _messages(error: Any, prefix: tuple[str | int, ...]) -> Iterator[tuple[str, 
         yield where, f"{name} must be one of {one_of(allowed)}, not {_what(instance)}{hint}"
     elif kind == "required":
         when = ""
-        if "then" in error.schema_path and isinstance(instance.get("type"), str):
+        if list(error.schema_path)[-2:-1] == ["then"] and isinstance(instance.get("type"), str):
             when = f" for {instance['type']} events"
         properties = error.schema.get("properties") or _event_properties()
         for missing in (p for p in expected if p not in instance):

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import re
 
-from msgspec import UNSET
-
 from masrl.trace import _model as m
 from masrl.trace._graph import Graph
 
@@ -55,16 +53,16 @@ def _number(t: float) -> str:
 
 def _label(event: m.Event) -> str:
     words = [event.id, event.kind]
-    if event.kind in ("spawn", "despawn"):
+    if event.kind in ("spawn", "despawn") and event.to:
         words.append(str(event.to))
-    elif event.kind in ("message", "return"):
+    elif event.kind in ("message", "return") and event.to:
         words += ["to", str(event.to)]
-    elif event.tool is not UNSET:
+    elif event.tool:
         words.append(event.tool)
     return escape(" ".join(words) + f", t={_number(event.t)}")
 
 
-def mermaid(trace: m.Trace, g: Graph, *, max_events: int = MAX_EVENTS) -> str:
+def mermaid(trace: m.AnyTrace, g: Graph, *, max_events: int = MAX_EVENTS) -> str:
     """The Mermaid ``flowchart`` source for *trace* (validated, with its graph *g*)."""
     events = trace.events
     if len(events) > max_events:

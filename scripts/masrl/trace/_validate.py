@@ -1,48 +1,75 @@
 """Validate trace files: the schema (through :mod:`._read`) and then the graph (through :mod:`._graph`).
 
-:func:`validate_file` is the one entry point every command uses before it trusts a trace.
+:func:`validate_file` is the one entry point every command uses before it trusts a trace. A trace
+that declares ``schema_version`` must keep every rule; one without it is read under the survey's
+original format, where the graph rules the original did not check are warnings (errors with
+``strict``), as are values of a shape this version does not read (kept as opaque data).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from masrl.trace import _model as m
 from masrl.trace._graph import Graph, check
 from masrl.trace._problems import TraceProblem, ordered
-from masrl.trace._read import read_trace
+from masrl.trace._read import decode, read_trace
 
 
 @dataclass
 class Checked:
-    """A trace file after validation: the trace and its graph when both are sound, and the problems."""
+    """A trace file after validation: the trace and its graph when both are sound, the problems and warnings."""
 
     shown: str
-    trace: m.Trace | None
+    trace: m.AnyTrace | None
     graph: Graph | None
     problems: list[TraceProblem]
+    warnings: list[TraceProblem] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
-def validate_file(path: Path, shown: str | None = None) -> Checked:
+def validate_file(path: Path, shown: str | None = None, *, strict: bool = False) -> Checked:
     """Read and check the trace in *path*; graph rules are checked only once the schema holds."""
     shown = shown if shown is not None else str(path)
     trace, problems = read_trace(path, shown)
-    if trace is None:
-        return Checked(shown, None, None, ordered(problems))
-    return validate_trace(trace, shown)
+    return _finish(trace, problems, shown, strict)
 
 
-def validate_trace(trace: m.Trace, shown: str) -> Checked:
-    """Check the graph rules of an already decoded *trace*."""
-    found, graph = check(trace)
-    problems = ordered(TraceProblem(shown, where, message) for where, message in found)
-    return Checked(shown, trace, graph, problems)
+def validate_bytes(raw: bytes, shown: str, *, strict: bool = False) -> Checked:
+    """Like :func:`validate_file`, for the bytes of a trace."""
+    trace, problems = decode(raw, shown)
+    return _finish(trace, problems, shown, strict)
+
+
+def _finish(trace: m.AnyTrace | None, problems: list[TraceProblem], shown: str, strict: bool) -> Checked:
+    errors = [p for p in problems if not p.warning]
+    if trace is None or errors:
+        return Checked(shown, None, None, ordered(errors))
+    checked = validate_trace(trace, shown, strict=strict)
+    read_warnings = [TraceProblem(p.path, p.where, p.message, warning=not strict) for p in problems]
+    if strict:
+        checked.problems = ordered([*checked.problems, *read_warnings])
+        if checked.problems:
+            checked.trace = checked.graph = None
+    else:
+        checked.warnings = ordered([*checked.warnings, *read_warnings])
+    return checked
+
+
+def validate_trace(trace: m.AnyTrace, shown: str, *, strict: bool = False) -> Checked:
+    """Check the graph rules of a decoded *trace* (warnings for one in the original format)."""
+    original, found, graph = check(trace)
+    lenient = m.is_original(trace) and not strict
+    errors = ordered(
+        TraceProblem(shown, where, message) for where, message in (original if lenient else original + found)
+    )
+    warnings = ordered(TraceProblem(shown, where, message, warning=True) for where, message in found) if lenient else []
+    return Checked(shown, trace, graph, errors, warnings)
 
 
 def trace_files(paths: Iterable[Path]) -> Iterator[Path]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from masrl._cli_common import MasrlError, ReportedFailure
+from masrl._cli_common import MasrlError, ReportedFailure, keep_until_exit
 
 if TYPE_CHECKING:
     from masrl.trace._otel_write import Outcome
@@ -33,31 +33,43 @@ def command() -> None:
     """
 
 
-def _report(checked: list[Checked]) -> None:
-    """Print every problem of *checked* and the count; exit 1 if there is any."""
-    from masrl.trace._problems import summary
+def _report(checked: list[Checked], *, quiet_warnings: bool = False) -> None:
+    """Print every problem and warning of *checked* and the count; exit 1 if there is any problem."""
+    from masrl.trace._problems import ordered, summary
 
     problems = [p for c in checked for p in c.problems]
-    for problem in problems:
+    warnings = [w for c in checked for w in c.warnings]
+    for problem in ordered([*problems, *([] if quiet_warnings else warnings)]):
         click.echo(str(problem))
-    click.echo(summary(problems, len(checked)), err=True)
+    click.echo(summary(problems, len(checked), len(warnings)), err=True)
     if problems:
         raise ReportedFailure()
 
 
-def _checked(file: Path) -> Checked:
-    """The validated trace in *file*, or print its problems and exit 1."""
+def _checked(file: Path, strict: bool = False) -> Checked:
+    """The validated trace in *file*, or print its problems and exit 1 (warnings go to standard error)."""
     from masrl.trace._validate import validate_file
 
-    checked = validate_file(file)
+    checked = validate_file(file, strict=strict)
+    keep_until_exit(checked)
     if not checked.ok:
         _report([checked])
+    for warning in checked.warnings:
+        click.echo(str(warning), err=True)
     return checked
+
+
+_STRICT = click.option(
+    "--strict",
+    is_flag=True,
+    help="Treat the warnings of a trace without schema_version (graph rules the original format did not check) as errors.",
+)
 
 
 @command.command(name="validate")
 @_FILES
-def validate(files: tuple[Path, ...]) -> None:
+@_STRICT
+def validate(files: tuple[Path, ...], strict: bool) -> None:
     """Check trace files against the schema and the rules of the event graph.
 
     Checks full conformance with schemas/trace.schema.json, then the graph: unique event ids,
@@ -66,6 +78,10 @@ def validate(files: tuple[Path, ...]) -> None:
     an agent that spawned or delegated to the returner, finite numbers. A folder stands for the
     .json files under it. Prints each problem as `file: /json/pointer: message`, then a count;
     exits 1 on any problem.
+
+    A trace without schema_version is read under the survey's original format: whatever that
+    format allows validates, the graph rules it did not check are reported as warnings
+    (`file: /pointer: warning: message`, exit 0), and --strict makes them errors.
 
     Example:
 
@@ -78,39 +94,87 @@ def validate(files: tuple[Path, ...]) -> None:
     paths = list(trace_files(files))
     if not paths:
         raise MasrlError(f"no .json files in {', '.join(map(str, files))}")
-    _report([validate_file(path) for path in paths])
+    checked = [validate_file(path, strict=strict) for path in paths]
+    keep_until_exit(checked)
+    _report(checked)
 
 
 @command.command(name="metrics")
-@_FILE
+@_FILES
 @click.option("--json", "as_json", is_flag=True, help="Print every metric as one JSON object.")
-def metrics(file: Path, as_json: bool) -> None:
-    """Compute the orchestration metrics of a trace (validating it first).
+@click.option(
+    "--table",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write one row per trace to this .csv, .jsonl or .parquet file (for many traces or folders).",
+)
+@_STRICT
+def metrics(files: tuple[Path, ...], as_json: bool, table: Path | None, strict: bool) -> None:
+    """Compute the orchestration metrics of a trace (validating it first), or of a whole collection.
 
     Counts (events, agents, tools, spawns, messages, tool calls), maximum fan-out and spawn depth;
     critical_steps, the number of events on the longest path through the event graph, and
-    parallel_speedup = events / critical_steps; the time-weighted critical path (largest sum of
-    event durations along a path), busy time and makespan; PARL-style critical steps per stage
+    parallel_speedup = events / critical_steps; the time-weighted critical path (the most time
+    covered by the events of one path), busy time and makespan; PARL-style critical steps per stage
     (main agent's steps plus the longest sub-agent chain, after Kimi K2.5's Parallel-Agent RL);
     tokens, costs, a per-agent breakdown, and rewards by channel and credit unit. The exact
     definitions, with sources, are in masrl.trace._metrics.METRIC_DEFINITIONS. A trace that does
     not validate gets its problems printed and exit code 1.
+
+    With --table, FILES may be many files and folders (a folder stands for the .json files under
+    it): every trace is measured, on all cores, and one row per trace is written with the columns
+    file, id, system, topology, events, agents, critical_steps, parallel_speedup, makespan, tokens,
+    cost, reward_<channel> for each reward channel, warnings, errors and problem. A file that does
+    not validate is listed with its first problem and the others go on; the exit code is 0. The
+    format follows the suffix; Parquet needs pyarrow (pip install 'masrl[parquet]').
 
     Example:
 
     \b
         masrl trace metrics traces/swarm.json
         masrl trace metrics --json traces/debate.json > debate-metrics.json
+        masrl trace metrics runs/ --table runs.parquet
     """
+    if table is not None:
+        _metrics_table(files, table, strict)
+        return
+    if len(files) != 1 or files[0].is_dir():
+        raise MasrlError("give one trace file, or --table OUT.csv|.jsonl|.parquet to measure several traces or folders")
     import json
 
     from masrl.trace._metrics import compute, to_text
 
-    checked = _checked(file)
+    checked = _checked(files[0], strict)
     assert checked.trace is not None
     assert checked.graph is not None
     result = compute(checked.trace, checked.graph)
     click.echo(json.dumps(result, indent=2, ensure_ascii=False) if as_json else to_text(result), nl=as_json)
+
+
+def _metrics_table(files: tuple[Path, ...], out: Path, strict: bool) -> None:
+    """Write the metrics table of every trace in *files* to *out* (see ``metrics --table``)."""
+    import sys
+
+    from masrl._writer import write_if_changed
+    from masrl.trace import _table
+    from masrl.trace._validate import trace_files
+
+    try:
+        kind = _table.table_format(out)
+    except _table.TableError as exc:
+        raise MasrlError(str(exc)) from None
+    paths = [(p, str(p)) for p in trace_files(files)]
+    if not paths:
+        raise MasrlError(f"no .json files in {', '.join(map(str, files))}")
+    if sys.stderr.isatty():
+        with click.progressbar(length=len(paths), label="measuring traces", file=sys.stderr) as bar:
+            rows = list(_table.rows(paths, strict=strict, progress=bar.update))
+    else:
+        rows = list(_table.rows(paths, strict=strict))
+    write_if_changed(out, _table.encode(rows, kind))
+    broken = [r for r in rows if r["errors"]]
+    for r in broken:
+        click.echo(f"{r['file']}: {r['problem']}", err=True)
+    click.echo(f"wrote {out}: {len(rows):,} trace{'s' if len(rows) != 1 else ''}, {len(broken):,} not valid", err=True)
 
 
 @command.command(name="render")
@@ -181,7 +245,12 @@ def schema(ctx: click.Context, to_stdout: bool) -> None:
 )
 @click.option("--stages", type=click.IntRange(min=1), default=1, show_default=True, help="Orchestration stages.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed; the same seed gives the same file.")
-def generate(output: Path, agents: int, rounds: int, stages: int, seed: int) -> None:
+@click.option(
+    "--original-format",
+    is_flag=True,
+    help="Write the survey's original format: no schema_version, temporal edges where this version has causal ones.",
+)
+def generate(output: Path, agents: int, rounds: int, stages: int, seed: int, original_format: bool) -> None:
     """Write a synthetic swarm trace, for benchmarks and tests.
 
     An orchestrator spawns --agents sub-agents per run (split over --stages); each runs --rounds
@@ -195,9 +264,10 @@ def generate(output: Path, agents: int, rounds: int, stages: int, seed: int) -> 
         masrl trace generate --agents 100 --rounds 1500 big-swarm.json
     """
     from masrl._writer import write_if_changed
-    from masrl.trace._generate import encode, swarm
+    from masrl.trace._generate import encode, original, swarm
 
-    write_if_changed(output, encode(swarm(agents, rounds, stages=stages, seed=seed)))
+    trace = swarm(agents, rounds, stages=stages, seed=seed)
+    write_if_changed(output, original(trace) if original_format else encode(trace))
     click.echo(f"wrote {output}", err=True)
 
 
