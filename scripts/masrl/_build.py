@@ -24,7 +24,7 @@ from masrl._problems import Problem
 from masrl._records import Corpus, Loaded, load_corpus
 
 # What a build reads besides the package: a copy of these is a complete corpus to build from.
-INPUT_FILES = ("taxonomy.yaml", "claims.yaml", "README.md", "CONTRIBUTING.md", "CITATION.cff")
+INPUT_FILES = ("taxonomy.yaml", "protocol.yaml", "claims.yaml", "README.md", "CONTRIBUTING.md", "CITATION.cff")
 INPUT_DIRS = ("papers", "exclusions", "audits", "traces", "site", "schemas")
 
 # Folders whose every file is generated: anything else found there is stale and removed.
@@ -112,7 +112,7 @@ def render_outputs(root: Path, analysis: Analysis) -> dict[str, str | bytes]:
     outputs[f"{data}/corpus.json"] = _export.corpus_json(corpus)
     bib = _export.papers_bib(corpus)
     outputs[f"{data}/papers.bib"] = bib
-    outputs.update(_site.render_site(analysis, specs, traces, _export.bib_blocks(bib)))
+    outputs.update(_site.render_site(analysis, specs, traces, _export.bib_blocks(bib), _protocol(root, corpus)))
     current = read(README)
     if current is None:
         raise BuildError([], 0, f"{README} not found in {root}")
@@ -122,6 +122,18 @@ def render_outputs(root: Path, analysis: Analysis) -> dict[str, str | bytes]:
     except RenderError as exc:
         raise BuildError([], 0, str(exc)) from None
     return outputs
+
+
+def _protocol(root: Path, corpus: Corpus) -> Any:
+    """The search protocol for the screening page: None without protocol.yaml, an error if broken."""
+    from masrl.living._protocol import PROTOCOL_FILE, read_protocol
+
+    if not (root / PROTOCOL_FILE).is_file():
+        return None
+    protocol, problems = read_protocol(root, corpus.taxonomy)
+    if protocol is None:
+        raise BuildError(problems, 1)
+    return protocol
 
 
 def stale_files(root: Path, outputs: dict[str, Any]) -> list[str]:

@@ -84,8 +84,13 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def render_site(analysis: Any, specs: list[Any], traces: dict[str, Any] | None, bib: dict[str, str]) -> dict[str, str]:
+def render_site(
+    analysis: Any, specs: list[Any], traces: dict[str, Any] | None, bib: dict[str, str], protocol: Any = None
+) -> dict[str, str]:
     """Every generated page, keyed by path relative to the repository root.
+
+    *protocol* is the search protocol (:mod:`masrl.living._protocol`); the screening page renders
+    it when there is one.
 
     *traces* is the context of the traces page (:func:`trace_pages`); without it the page is left out.
     *bib* maps keys to their BibTeX entries (from the corpus export, so entries are written once).
@@ -187,7 +192,7 @@ def render_site(analysis: Any, specs: list[Any], traces: dict[str, Any] | None, 
             )
     page("statistics.md", "statistics.md.j2", crosstabs=_crosstab_views(stats, labels))
     page("claims.md", "claims.md.j2")
-    page("screening.md", "screening.md.j2")
+    page("screening.md", "screening.md.j2", protocol=protocol)
     page("contributing.md", "contributing.md.j2", body=_contributing(corpus.root))
     if traces is not None:
         page("traces.md", "traces.md.j2", **traces)
