@@ -97,12 +97,12 @@ def _fetch(root: Path, corpus: Corpus, protocol: Protocol, source: str, since: s
         families = [f for f in protocol.query_families if f.arxiv_query]
         with click.progressbar(families, label="arXiv query families", file=sys.stderr) as families_bar:
             for family in families_bar:
-                found.extend(f for f in search_arxiv(family, since, until, cache) if since <= f.published <= until)
+                found.extend(search_arxiv(family, since, until, cache))
     else:
         core = [p for p in corpus.papers if p.role == "core"]
         with click.progressbar(core, label="OpenAlex core papers", file=sys.stderr) as papers_bar:
             for paper in papers_bar:
-                found.extend(f for f in snowball_openalex(paper, since, until, cache) if since <= f.published <= until)
+                found.extend(snowball_openalex(paper, since, until, cache))
     return found
 
 
@@ -123,19 +123,21 @@ def table(considered: list[Considered]) -> str:
     """The ranked new candidates, then the known ones, as plain text."""
     lines = []
     new = [c for c in considered if c.new]
+    iw = max([len(c.found.ident) for c in considered] + [2])
+    fw = max([len(c.found.query_family or c.found.query) for c in new] + [6])
     if new:
-        lines.append(f"{'rank':>4}  {'score':>5}  {'id':<16}  {'family':<20}  title / top terms")
+        lines.append(f"{'rank':>4}  {'score':>5}  {'id':<{iw}}  {'family':<{fw}}  title / top terms")
         for i, c in enumerate(new, 1):
             title = c.found.title if len(c.found.title) <= TITLE_WIDTH else c.found.title[: TITLE_WIDTH - 3] + "..."
             family = c.found.query_family or c.found.query
-            lines.append(f"{i:>4}  {c.score:>5.3f}  {c.found.ident:<16}  {family:<20}  {title}")
+            lines.append(f"{i:>4}  {c.score:>5.3f}  {c.found.ident:<{iw}}  {family:<{fw}}  {title}")
             if c.terms:
-                lines.append(f"{'':>53}{', '.join(c.terms)}")
+                lines.append(" " * (17 + iw + fw) + ", ".join(c.terms))
     for c in considered:
         if c.known:
-            lines.append(f"known     {c.found.ident:<16}  is {c.known}: {c.found.title}")
+            lines.append(f"known   {c.found.ident:<{iw}}  is {c.known}: {c.found.title}")
         elif c.earlier:
-            lines.append(f"queued    {c.found.ident:<16}  already in screening/{c.earlier}.yaml")
+            lines.append(f"queued  {c.found.ident:<{iw}}  already in screening/{c.earlier}.yaml")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
