@@ -102,6 +102,50 @@ def trace_targets(work: Path) -> list[Target]:
     ]
 
 
+# The ranking benchmark: a discovery round's worth of candidates, ranked with no network.
+RANK_CANDIDATES, RANK_SEED = 5_000, 11
+
+
+def _candidate_list(root: Path, path: Path, n: int) -> None:
+    """A YAML list of *n* made-up candidates for `masrl discover --source manual`, with words
+    drawn from the corpus's own summaries and exclusion notes, so ranking has real work."""
+    import random
+
+    from masrl._records import load_corpus
+    from masrl.living._queue import _wrapped
+
+    corpus = load_corpus(root).corpus
+    words = " ".join([p.summary for p in corpus.papers] + [e.note for e in corpus.exclusions]).split()
+    rng = random.Random(RANK_SEED)
+    families = ["multi_agent_llm_rl", "credit_assignment", "orchestration", "safety"]
+    lines = []
+    for i in range(n):
+        title = " ".join(rng.choice(words) for _ in range(rng.randint(6, 14))).strip(".,;")
+        abstract = " ".join(rng.choice(words) for _ in range(rng.randint(120, 220)))
+        lines += [
+            f'- arxiv: "2607.{10000 + i:05d}"',
+            f"  title: {_wrapped(title, 4)}",
+            "  authors: [A. Author, B. Author]",
+            '  published: "2026-07-01"',
+            f"  abstract: {_wrapped(abstract, 4)}",
+            f"  url: https://arxiv.org/abs/2607.{10000 + i:05d}",
+            f"  query_family: {families[i % len(families)]}",
+        ]
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+
+
+def rank_targets(root: Path, work: Path) -> list[Target]:
+    real = work / "corpus"
+    found = work / f"candidates-{RANK_CANDIDATES}.yaml"
+    if not found.exists():
+        _in_child(
+            "from pathlib import Path; from masrl._bench_targets import _candidate_list; "
+            f"_candidate_list(Path({str(root)!r}), Path({str(found)!r}), {RANK_CANDIDATES})"
+        )
+    argv = masrl_argv("discover", "--source", "manual", "--from", str(found), "--dry-run", "--json")
+    return [Target(f"discover: rank {RANK_CANDIDATES:,} candidates", argv, real, budget_s=5.0)]
+
+
 def all_targets(root: Path, work: Path, size: int) -> list[Target]:
     synthetic = work / f"synthetic-{size}"
     if not (synthetic / "taxonomy.yaml").exists():
@@ -130,6 +174,7 @@ def all_targets(root: Path, work: Path, size: int) -> list[Target]:
         ),
         *site_targets(root, work, size),
         *trace_targets(work),
+        *rank_targets(root, work),
     ]
 
 

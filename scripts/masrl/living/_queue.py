@@ -13,6 +13,7 @@ scaffold's own identifier rules.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import json
 import re
@@ -82,7 +83,9 @@ class Known:
                 self.owner.setdefault(ident, name)
             if title:
                 self.titles.setdefault(normalise_title(title), name)
-        self._by_length = sorted(self.titles.items(), key=lambda kv: len(kv[0]))
+        by_length = sorted(self.titles.items(), key=lambda kv: len(kv[0]))
+        self._lengths = [len(norm) for norm, _ in by_length]
+        self._grams = [(_grams(norm), norm, owner) for norm, owner in by_length]
 
     def match(self, arxiv: str | None, doi: str | None, url: str | None, title: str) -> str | None:
         for ident in identities(arxiv, doi, url):
@@ -93,20 +96,25 @@ class Known:
             return self.titles[norm]
         if not norm:
             return None
-        # Ratio 2M/(a+b) >= r needs lengths within a factor; checking that first keeps this fast.
+        # Titles this similar differ in a few characters, each of which breaks at most four of the
+        # 4-grams they share; comparing 4-gram sets first skips the slow comparison for the rest.
+        # A ratio 2M/(a+b) of at least r needs the other length within [b*r/(2-r), b*(2-r)/r].
+        n, r = len(norm), TITLE_SIMILARITY
+        lo = bisect.bisect_left(self._lengths, n * r / (2 - r))
+        hi = bisect.bisect_right(self._lengths, n * (2 - r) / r)
+        grams = _grams(norm)
         matcher = difflib.SequenceMatcher(None, "", norm, autojunk=False)
-        for other, owner in self._by_length:
-            a, b = len(other), len(norm)
-            if 2 * min(a, b) / (a + b) < TITLE_SIMILARITY:
+        for other_grams, other, owner in self._grams[lo:hi]:
+            if 2 * len(grams & other_grams) < max(len(grams), len(other_grams)):
                 continue
             matcher.set_seq1(other)
-            if (
-                matcher.real_quick_ratio() >= TITLE_SIMILARITY
-                and matcher.quick_ratio() >= TITLE_SIMILARITY
-                and matcher.ratio() >= TITLE_SIMILARITY
-            ):
+            if matcher.ratio() >= TITLE_SIMILARITY:
                 return owner
         return None
+
+
+def _grams(text: str) -> frozenset[str]:
+    return frozenset(text[i : i + 4] for i in range(max(len(text) - 3, 1)))
 
 
 @dataclass

@@ -45,6 +45,7 @@ _NS = {
 _ABS = re.compile(r"arxiv\.org/abs/([^\s?#]+?)(v\d+)?$")
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.I)
 _GITHUB = re.compile(r"https?://(?:www\.)?github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+[A-Za-z0-9_-]")
+MANUAL_MAX_BYTES = 50_000_000  # a hand-made list, or a generated one for the benchmark
 MANUAL_FIELDS = ("arxiv", "doi", "title", "authors", "published", "abstract", "url", "query_family", "query")
 
 
@@ -290,7 +291,7 @@ def read_manual(path: Path, protocol: Protocol) -> tuple[list[Found], list[Probl
     """Candidates from a YAML list made by hand; every problem names its line."""
     shown = display_path(path)
     try:
-        doc = load_path(path, allow_list=True)
+        doc = load_path(path, MANUAL_MAX_BYTES, allow_list=True)
     except YamlError as exc:
         return [], [Problem(shown, exc.line, exc.column, "", exc.message)]
     if not isinstance(doc.data, list):

@@ -68,11 +68,12 @@ def consider(
 
     Returns the candidates in ranking order: new ones by score (highest first), then the known.
     """
-    from masrl.living._queue import Known, find_entry, read_queue
+    from masrl.living._queue import Known, read_queue
     from masrl.living._rank import rank
 
     known = Known(corpus, unfinished)
     entries, _ = read_queue(root)
+    queued = {name: e for e in entries for name in e.names()}
     seen: dict[str, Found] = {}
     for f in found:  # the same work found by two queries or sources is one candidate
         seen.setdefault(f.ident, f)
@@ -81,7 +82,8 @@ def consider(
     out = []
     for f, s in zip(unique, scores, strict=True):
         owner = known.match(f.arxiv, f.doi, f.url, f.title)
-        entry = None if owner else find_entry(entries, f.arxiv or f.doi or f.ident)
+        names = [n.lower() for n in (f.arxiv, f.doi, f.ident) if n]
+        entry = None if owner else next((queued[n] for n in names if n in queued), None)
         out.append(Considered(f, owner, entry.id if entry else None, s.score, s.terms))
     out.sort(key=lambda c: (not c.new, -c.score, c.found.ident))
     return out
