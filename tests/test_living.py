@@ -463,3 +463,15 @@ def test_refresh_write_applies_the_diff_keeping_comments_and_tags(
 def test_refresh_of_an_unknown_key_is_refused(living: Path, run_cli: Any) -> None:
     result = run_cli("refresh", "nope")
     assert (result.exit_code, result.stderr) == (1, "Error: no paper with key 'nope' in papers/\n")
+
+
+def test_refresh_leaves_out_an_id_another_record_holds(living: Path, services: Services, run_cli: Any) -> None:
+    # Arrange: the arXiv id the title search finds for gamma is already an exclusion's.
+    path = living / "exclusions" / "E002.yaml"
+    path.write_text(path.read_text("utf-8").replace("identifier: DOCS-1", "identifier: arXiv:2302.12345"), "utf-8")
+    # Act
+    result = run_cli("refresh", "gamma")
+    # Assert
+    assert result.exit_code == 0, result.output
+    assert "papers/gamma.yaml: arxiv 2302.12345 left out: E002 already has it" in result.stderr.splitlines()
+    assert "arxiv:" not in result.stdout

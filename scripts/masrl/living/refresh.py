@@ -68,9 +68,23 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
         sources = gather(papers, root / CACHE_DIR)
     except (NetworkError, SourceError) as exc:
         raise MasrlError(str(exc)) from None
+    from masrl.living._queue import Known
+
+    known = Known(corpus)
     changed = 0
     for paper in papers:
-        changes = proposals(paper, sources[paper.key])
+        changes = []
+        for change in proposals(paper, sources[paper.key]):
+            # An id that another record already holds would make two records one work.
+            other = None
+            if change.field == "arxiv":
+                other = known.match(change.new, None, None, "")
+            elif change.field == "doi":
+                other = known.match(None, change.new, None, "")
+            if other is not None and other != paper.key:
+                click.echo(f"{paper.path}: {change.field} {change.new} left out: {other} already has it", err=True)
+                continue
+            changes.append(change)
         if not changes:
             continue
         changed += 1
