@@ -475,3 +475,48 @@ def test_refresh_leaves_out_an_id_another_record_holds(living: Path, services: S
     assert result.exit_code == 0, result.output
     assert "papers/gamma.yaml: arxiv 2302.12345 left out: E002 already has it" in result.stderr.splitlines()
     assert "arxiv:" not in result.stdout
+
+
+BOMB = b"""<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>
+<feed xmlns="http://www.w3.org/2005/Atom"><title>&lol2;</title></feed>"""
+ERROR_FEED = b"""<?xml version="1.0" encoding="UTF-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">
+  <opensearch:totalResults>1</opensearch:totalResults>
+  <opensearch:startIndex>0</opensearch:startIndex>
+  <entry>
+    <id>http://arxiv.org/api/errors#incorrect_id_format_for_1234</id>
+    <title>Error</title>
+    <summary>incorrect id format for 1234</summary>
+  </entry>
+</feed>"""
+
+
+@pytest.mark.parametrize(
+    ("feed", "message"),
+    [
+        (b"<feed", "the arXiv API answer is not safe, valid XML"),
+        (BOMB, "the arXiv API answer is not safe, valid XML"),
+        (ERROR_FEED, "the arXiv API refused the query 'q': incorrect id format for 1234"),
+    ],
+)
+def test_bad_arxiv_answers_become_one_line_errors(feed: bytes, message: str) -> None:
+    from masrl.living._sources import SourceError, parse_arxiv_feed
+
+    with pytest.raises(SourceError) as caught:
+        parse_arxiv_feed(feed, None, "q")
+    assert str(caught.value).startswith(message)
+    assert "\n" not in str(caught.value)
+
+
+def test_discover_without_its_extra_says_how_to_install_it(
+    living: Path, run_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sklearn", None)  # what an environment without the extra looks like
+    result = _discover(run_cli)
+    assert (result.exit_code, result.stderr) == (
+        1,
+        "Error: masrl discover needs scikit-learn; install it with: pip install 'masrl[discover]'\n",
+    )

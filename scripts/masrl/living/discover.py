@@ -117,7 +117,8 @@ def _require_extras() -> None:
             missing.append(name)
     if missing:
         raise MasrlError(
-            f"masrl discover needs {' and '.join(missing)}; install them with: pip install 'masrl[discover]'"
+            f"masrl discover needs {' and '.join(missing)}; install {'it' if len(missing) == 1 else 'them'} "
+            "with: pip install 'masrl[discover]'"
         )
 
 
