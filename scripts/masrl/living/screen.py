@@ -101,14 +101,30 @@ def include(session: Session, entry: Entry, key: str | None) -> str:
     elif key in taken or (session.root / PAPERS_DIR / f"{key}.yaml").exists():
         raise MasrlError(f"--key {key!r} is already used by papers/{key}.yaml")
     text = scaffold(candidate, key, session.taxonomy, origin="discovery", added=session.today)
-    folder = session.root / PAPERS_DIR
-    folder.mkdir(exist_ok=True)
-    with (folder / f"{key}.yaml").open("x", encoding="utf-8") as handle:  # never overwrite
-        handle.write(text)
+    _create(session.root / PAPERS_DIR / f"{key}.yaml", text)
     _record_decision(session, entry, {"key": key})
     return (
         f"wrote {PAPERS_DIR}/{key}.yaml (fill in the empty fields); recorded the decision in screening/{entry.id}.yaml"
     )
+
+
+def _create(path: Path, text: str) -> None:
+    """Write a new record whole or not at all, and never over an existing file: the text goes to a
+    temporary file first, which is then linked to *path* (linking fails if *path* exists)."""
+    import os
+    import tempfile
+
+    path.parent.mkdir(exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o644)
+        os.link(tmp, path)
+    except FileExistsError:
+        raise MasrlError(f"{path.parent.name}/{path.name} already exists; nothing was written") from None
+    finally:
+        os.unlink(tmp)
 
 
 def _next_exclusion_id(session: Session) -> str:
@@ -165,10 +181,7 @@ def exclude(session: Session, entry: Entry, reasons: list[str], stage: str, note
             click.echo(f"{problem.field}: {problem.message}", err=True)
         click.echo("Nothing was written.", err=True)
         raise ReportedFailure()
-    folder = session.root / EXCLUSIONS_DIR
-    folder.mkdir(exist_ok=True)
-    with (folder / f"{record_id}.yaml").open("x", encoding="utf-8") as handle:
-        handle.write(dump_record("exclusion", data, session.taxonomy))
+    _create(session.root / EXCLUSIONS_DIR / f"{record_id}.yaml", dump_record("exclusion", data, session.taxonomy))
     _record_decision(session, entry, {"exclusion": record_id, "stage": stage, "reasons": reasons, "note": note})
     return f"wrote {shown}; recorded the decision in screening/{entry.id}.yaml"
 
