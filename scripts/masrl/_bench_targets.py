@@ -143,7 +143,31 @@ def rank_targets(root: Path, work: Path) -> list[Target]:
             f"_candidate_list(Path({str(root)!r}), Path({str(found)!r}), {RANK_CANDIDATES})"
         )
     argv = masrl_argv("discover", "--source", "manual", "--from", str(found), "--dry-run", "--json")
-    return [Target(f"discover: rank {RANK_CANDIDATES:,} candidates", argv, real, budget_s=5.0)]
+    return [
+        Target(
+            f"discover: rank {RANK_CANDIDATES:,} candidates", [], real, budget_s=5.0, probe=_rank_probe(real, found)
+        ),
+        Target(f"discover: {RANK_CANDIDATES:,} from a list, whole command", argv, real),
+    ]
+
+
+def _rank_probe(real: Path, found: Path) -> Callable[[], float]:
+    """Seconds to flag duplicates and rank the candidates, timed in a child process once the
+    corpus and the list are loaded (what `masrl discover` does between fetching and writing)."""
+    code = (
+        "import time; from pathlib import Path; from masrl._records import load_corpus; "
+        "from masrl.living._protocol import load_protocol; from masrl.living._sources import read_manual; "
+        "from masrl.living.discover import consider; import sklearn.linear_model, sklearn.feature_extraction.text; "
+        f"root = Path({str(real)!r}); corpus = load_corpus(root).corpus; protocol = load_protocol(root, corpus.taxonomy); "
+        f"found, _ = read_manual(Path({str(found)!r}), protocol); t = time.perf_counter(); "
+        "consider(root, corpus, protocol, found); print(time.perf_counter() - t)"
+    )
+
+    def probe() -> float:
+        out = subprocess.run([sys.executable, "-c", code], cwd=real, check=True, capture_output=True, text=True)
+        return float(out.stdout.strip())
+
+    return probe
 
 
 def all_targets(root: Path, work: Path, size: int) -> list[Target]:
