@@ -207,3 +207,31 @@ def test_a_discovery_record_counts_in_its_round(repo_copy: Path) -> None:
     counts = round_counts(loaded.corpus, PROTOCOL)
     assert (counts["round-1"]["identified"], counts["round-2"]["excluded"]) == (116, 1)
     assert counts["round-2"]["by_stage"]["abstract_screen"] == 1
+
+
+_JSONISH = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from(["", " x", "arxiv", "no_rl", "2026-05-04", "abstract_screen", "Multi Agent", "a\nb", "ok-id"]),
+    st.lists(st.sampled_from(["no_rl", "no_rl", "x", "abstract_screen"]), max_size=3),
+    st.dictionaries(st.sampled_from(["id", "label", "text", "extra"]), st.sampled_from(["x", 1]), max_size=2),
+)
+
+
+@given(st.data())
+def test_the_hand_walk_of_the_schema_agrees_with_jsonschema(data: Any) -> None:
+    from conftest import value_paths
+    from masrl._yaml import Document
+    from masrl.living._protocol import _schema_problems
+
+    doc = load_text(PROTOCOL_TEXT).data
+    path = data.draw(st.sampled_from(value_paths(doc)))
+    value = data.draw(_JSONISH)
+    target = doc
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = value
+    schema = protocol_schema(TAXONOMY)
+    ours = list(_schema_problems(Document(doc, {}), schema, "protocol.yaml"))
+    assert (not ours) == jsonschema.Draft202012Validator(schema).is_valid(doc), (path, value, ours)

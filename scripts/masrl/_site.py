@@ -27,7 +27,7 @@ DOCS = "site/docs"
 PAPERS_PER_PAGE = 100  # rows the papers table shows at once; the rest are a page click away
 SERVER_ROWS_MAX = 500  # rows rendered into the HTML for readers without JavaScript
 RELATED_MAX = 8
-REPO_FILES = ("README.md", "CONTRIBUTING.md", "taxonomy.yaml", "claims.yaml", "CITATION.cff")
+REPO_FILES = ("README.md", "CONTRIBUTING.md", "taxonomy.yaml", "claims.yaml", "protocol.yaml", "CITATION.cff")
 
 # Short column keys of the embedded papers data, kept small because the page carries it inline.
 # (Documented here; assets/papers.js reads the same keys.)

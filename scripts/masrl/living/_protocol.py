@@ -12,6 +12,8 @@ which round owns a record and what each round found.
 from __future__ import annotations
 
 import datetime as dt
+import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -225,67 +227,82 @@ def _dotted(path: tuple[str | int, ...]) -> str:
 
 
 def _schema_problems(doc: Document, schema: dict[str, Any], shown: str) -> Iterator[Problem]:
-    import jsonschema
+    """The problems JSON Schema validation would report, found by walking *schema* itself.
 
-    validator = jsonschema.Draft202012Validator(schema)
-    for error in sorted(validator.iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path))):
-        path: tuple[str | int, ...] = tuple(error.absolute_path)
-        message = _message(error, path)
-        if error.validator == "additionalProperties":
-            extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-            for name in extra:
-                allowed = list(error.schema.get("properties", {}))
-                where = (*path, name)
-                mark = doc.mark(where)
-                yield Problem(
-                    shown,
-                    mark.line,
-                    mark.column,
-                    _dotted(where),
-                    f"unknown field{did_you_mean(name, allowed)}; allowed fields are {', '.join(allowed)}",
-                )
-            continue
-        if error.validator == "required":
-            name = str(error.message).split("'")[1]
-            mark = doc.mark(path)
-            yield Problem(shown, mark.line, mark.column, _dotted((*path, name)), f"{name} is required")
-            continue
+    Only the keywords :func:`protocol_schema` uses are interpreted (type, properties, required,
+    additionalProperties, items, enum, pattern, minLength, minItems, uniqueItems, minimum), so
+    the check agrees with the published schema by construction without loading jsonschema
+    (``masrl validate`` stays light); ``tests/test_protocol.py`` compares the two.
+    """
+    for path, message in _walk(schema, doc.data, ()):
         mark = doc.mark(path)
         yield Problem(shown, mark.line, mark.column, _dotted(path), message)
 
 
-def _message(error: Any, path: tuple[str | int, ...]) -> str:
+_JSON_TYPES = {"object": "a mapping", "array": "a list", "string": "text", "integer": "a whole number"}
+
+
+def _has_type(value: Any, json_type: str) -> bool:
+    match json_type:
+        case "object":
+            return isinstance(value, dict)
+        case "array":
+            return isinstance(value, list)
+        case "string":
+            return isinstance(value, str)
+        case "integer":
+            return not isinstance(value, bool) and (
+                isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+            )
+    raise ValueError(f"the protocol schema uses type {json_type!r}, which this check does not know")
+
+
+def _walk(
+    schema: dict[str, Any], value: Any, path: tuple[str | int, ...]
+) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """(path, message) for every way *value* breaks *schema*."""
     name = next((str(p) for p in reversed(path) if isinstance(p, str)), "value")
-    value = error.instance
-    match error.validator:
-        case "enum":
-            allowed = ", ".join(f"'{x}'" for x in error.validator_value)
-            shown = repr(value) if isinstance(value, str) else str(value)
-            hint = did_you_mean(value, list(error.validator_value)) if isinstance(value, str) else ""
-            return f"{name} must be one of {allowed}, not {shown}{hint}"
-        case "type":
-            return f"{name} must be {_kind(error.validator_value)}, not {_kind_of(value)}"
-        case "pattern":
-            if "format" in error.schema or error.validator_value.startswith("^[0-9]{4}"):
-                return f"{name} must be a date written YYYY-MM-DD, not {value!r}"
-            if error.validator_value.startswith("^[a-z0-9]"):
-                return f"{name} must be a lower-case id (letters, digits, _ or -), not {value!r}"
-            return f"{name} must be one line of text without surrounding spaces, not {value!r}"
-        case "minItems":
-            return f"{name} must list at least one item"
-        case "minLength":
-            return f"{name} must not be empty"
-        case "uniqueItems":
-            return f"{name} must not repeat an item"
-        case "minimum":
-            return f"{name} must be at least {error.validator_value}, not {value}"
-        case _:
-            return str(error.message)
-
-
-def _kind(json_type: Any) -> str:
-    names = {"string": "text", "integer": "a whole number", "array": "a list", "object": "a mapping"}
-    return names.get(str(json_type), str(json_type))
+    if "enum" in schema and not (isinstance(value, str) and value in schema["enum"]):
+        choices = ", ".join(f"'{x}'" for x in schema["enum"])
+        shown = repr(value) if isinstance(value, str) else _kind_of(value)
+        hint = did_you_mean(value, list(schema["enum"])) if isinstance(value, str) else ""
+        yield path, f"{name} must be one of {choices}, not {shown}{hint}"
+        return
+    json_type = schema.get("type")
+    if json_type is not None and not _has_type(value, json_type):
+        yield path, f"{name} must be {_JSON_TYPES[json_type]}, not {_kind_of(value)}"
+        return
+    if json_type == "object":
+        props = schema.get("properties", {})
+        for field in schema.get("required", ()):
+            if field not in value:
+                yield (*path, field), f"{field} is required"
+        for key, item in value.items():
+            if key in props:
+                yield from _walk(props[key], item, (*path, key))
+            elif schema.get("additionalProperties") is False:
+                fields = list(props)
+                yield (*path, key), f"unknown field{did_you_mean(key, fields)}; allowed fields are {', '.join(fields)}"
+    elif json_type == "array":
+        if len(value) < schema.get("minItems", 0):
+            yield path, f"{name} must list at least one item"
+        if schema.get("uniqueItems") and len({json.dumps(v, sort_keys=True) for v in value}) < len(value):
+            yield path, f"{name} must not repeat an item"
+        for i, item in enumerate(value):
+            yield from _walk(schema.get("items", {}), item, (*path, i))
+    elif json_type == "string":
+        if len(value) < schema.get("minLength", 0):
+            yield path, f"{name} must not be empty"
+        elif "pattern" in schema and not re.search(schema["pattern"], value):
+            pattern = schema["pattern"]
+            if pattern == DATE_PATTERN:
+                yield path, f"{name} must be a date written YYYY-MM-DD, not {value!r}"
+            elif pattern == ID_PATTERN:
+                yield path, f"{name} must be a lower-case id (letters, digits, _ or -), not {value!r}"
+            else:
+                yield path, f"{name} must be one line of text without surrounding spaces, not {value!r}"
+    elif json_type == "integer" and "minimum" in schema and value < schema["minimum"]:
+        yield path, f"{name} must be at least {schema['minimum']}, not {value}"
 
 
 def _kind_of(value: Any) -> str:
