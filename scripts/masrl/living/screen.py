@@ -226,7 +226,9 @@ def walk(session: Session, entries: list[Entry]) -> tuple[int, int, int]:
             counts[0] += 1
             continue
         for n, reason in enumerate(reasons, 1):
-            click.echo(f"    {n}. {reason}: {session.taxonomy[v.EXCLUSION_REASON].value(reason).definition}")
+            rules = ", ".join(str(r.id) for r in session.protocol.rules_for(reason))
+            where = f" (exclusion rule {rules})" if rules else ""
+            click.echo(f"    {n}. {reason}: {session.taxonomy[v.EXCLUSION_REASON].value(reason).definition}{where}")
         picked = click.prompt("  reason numbers, most important first (e.g. 1 or 1,3)", type=str)
         try:
             chosen = [reasons[int(x) - 1] for x in picked.replace(" ", "").split(",") if x]
