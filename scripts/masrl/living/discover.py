@@ -155,7 +155,7 @@ def table(considered: list[Considered]) -> str:
     "--since",
     metavar="DATE",
     default=None,
-    help="Start of the window, YYYY-MM-DD. Default: the last closed round's cutoff.",
+    help="Start of the window, YYYY-MM-DD. Default: the cutoff of the last round closed before today.",
 )
 @click.option("--until", metavar="DATE", default=None, help="End of the window, YYYY-MM-DD. Default: today.")
 @click.option(
@@ -218,7 +218,7 @@ def command(
                 raise MasrlError(f"{name} must be a date written YYYY-MM-DD, not {value!r}") from None
     if since is None:
         last = protocol.last_closed_round(today)
-        since = last.cutoff if last else "1900-01-01"
+        since = last.cutoff if last else protocol.rounds[0].start
     until = until or today
     found: list[Found] = []
     try:
