@@ -31,6 +31,8 @@ def _route(path: str, query: dict[str, str]) -> tuple[int, str | None]:
         if search.startswith("ti:"):
             return 200, "arxiv-empty.xml"
         return 200, {"0": "arxiv-page-0.xml", "2": "arxiv-page-2.xml"}.get(query.get("start", ""), "arxiv-empty.xml")
+    if path.startswith("/locked/"):
+        return 401, None
     if path == "/openalex/works/doi:10.48550/arXiv.2501.00001":
         return 200, "openalex-work.json"
     if path == "/openalex/works":
@@ -58,7 +60,7 @@ class Services:
                 query = dict(urllib.parse.parse_qsl(parts.query))
                 status, name = _route(urllib.parse.unquote(parts.path), query)
                 body = (RECORDED / name).read_bytes() if name else b'{"error": "not found"}'
-                self.send_response(status)
+                self.send_response(status, "Unauthorized" if status == 401 else None)
                 self.send_header(
                     "Content-Type", "application/atom+xml" if (name or "").endswith(".xml") else "application/json"
                 )
@@ -520,3 +522,17 @@ def test_discover_without_its_extra_says_how_to_install_it(
         1,
         "Error: masrl discover needs scikit-learn; install it with: pip install 'masrl[discover]'\n",
     )
+
+
+def test_a_refused_openalex_key_is_named_but_never_printed(
+    living: Path, services: Services, run_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MASRL_OPENALEX_API", f"{services.base}/locked")
+    monkeypatch.setenv("MASRL_OPENALEX_KEY", "s3cret")
+    result = _discover(run_cli, "--source", "openalex")
+    assert result.exit_code == 1
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith("Error: openalex answered 401 Unauthorized for ")
+    assert "api_key=..." in last
+    assert last.endswith("; OpenAlex may ask for a free API key: set MASRL_OPENALEX_KEY")
+    assert "s3cret" not in result.output

@@ -9,6 +9,7 @@ every 3 seconds); :data:`PACE_S` holds each pause and tests set it to zero. Fail
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 import urllib.error
 import urllib.request
@@ -23,6 +24,8 @@ USER_AGENT = "masrl (corpus tool; https://github.com/masrl)"
 # Seconds between two requests to one service (arXiv's API terms ask for at least 3).
 PACE_S = {"arxiv": 3.0, "openalex": 0.2, "crossref": 0.2}
 _last: dict[str, float] = {}
+# What to do about an answer, by (service, HTTP status).
+HINTS = {("openalex", 401): "; OpenAlex may ask for a free API key: set MASRL_OPENALEX_KEY"}
 
 
 class NetworkError(Exception):
@@ -42,7 +45,10 @@ def get(url: str, service: str, cache: Path | None, *, accept: str = "*/*") -> b
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
             data: bytes = response.read(MAX_BYTES)
     except urllib.error.HTTPError as exc:
-        raise NetworkError(f"{service} answered {exc.code} {exc.reason} for {url}") from None
+        exc.close()  # the error carries the open response
+        shown = re.sub(r"([?&]api_key=)[^&]*", r"\1...", url)  # never print a key
+        hint = HINTS.get((service, exc.code), "")
+        raise NetworkError(f"{service} answered {exc.code} {exc.reason} for {shown}{hint}") from None
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise NetworkError(

@@ -10,7 +10,8 @@
   is null (https://docs.openalex.org/how-to-use-the-api/get-lists-of-entities/paging).
 * :func:`read_manual` reads a YAML list of candidates found by hand on public arXiv listings.
 
-Endpoints: ``MASRL_ARXIV_API`` and ``MASRL_OPENALEX_API`` (tests serve recorded answers on loopback).
+Endpoints: ``MASRL_ARXIV_API`` and ``MASRL_OPENALEX_API`` (tests serve recorded answers on loopback);
+``MASRL_OPENALEX_KEY``, if set, is sent to OpenAlex as ``api_key``.
 """
 
 from __future__ import annotations
@@ -175,6 +176,12 @@ def openalex_base() -> str:
     return os.environ.get("MASRL_OPENALEX_API", OPENALEX_API).rstrip("/")
 
 
+def _openalex_key() -> dict[str, str]:
+    """The ``api_key`` parameter when ``MASRL_OPENALEX_KEY`` holds one (OpenAlex may require it)."""
+    key = os.environ.get("MASRL_OPENALEX_KEY", "").strip()
+    return {"api_key": key} if key else {}
+
+
 def _json(data: bytes, what: str) -> Any:
     try:
         return json.loads(data)
@@ -235,6 +242,8 @@ def openalex_work(doi: str, cache: Path | None) -> dict[str, Any] | None:
     from masrl.living._net import NetworkError
 
     url = f"{openalex_base()}/works/doi:{urllib.parse.quote(doi, safe='/.:')}"
+    if _openalex_key():
+        url += "?" + urllib.parse.urlencode(_openalex_key())
     try:
         work = _json(get(url, "openalex", cache, accept="application/json"), doi)
     except NetworkError as exc:
@@ -247,7 +256,7 @@ def openalex_work(doi: str, cache: Path | None) -> dict[str, Any] | None:
 def _pages(base_params: dict[str, str], cache: Path | None, what: str) -> Iterator[dict[str, Any]]:
     cursor: Any = "*"
     for _ in range(OPENALEX_MAX_PAGES):
-        params = {**base_params, "per_page": str(OPENALEX_PAGE), "cursor": cursor}
+        params = {**base_params, "per_page": str(OPENALEX_PAGE), "cursor": cursor, **_openalex_key()}
         url = f"{openalex_base()}/works?{urllib.parse.urlencode(params)}"
         page = _json(get(url, "openalex", cache, accept="application/json"), what)
         if not isinstance(page, dict) or not isinstance(page.get("results"), list):
