@@ -222,3 +222,28 @@ def test_offline_is_a_clear_error(small: Path, run_cli: Any, monkeypatch: pytest
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: cannot reach the arXiv API at http://127.0.0.1:9/api/query (")
     assert "masrl add --bib -" in result.stderr
+
+
+def test_a_second_scaffold_while_the_first_is_unfinished(small: Path, run_cli: Any) -> None:
+    # Arrange: a first scaffold, its judgement fields still empty.
+    (small / "new.bib").write_text(OPTIMA, "utf-8")
+    assert run_cli("add", "--bib", "new.bib").exit_code == 0
+    other = (
+        OPTIMA.replace("chen-etal-2025-optima", "other")
+        .replace("Optima: Optimizing", "Another Study of")
+        .replace("10.18653/v1/2025.findings-acl.601", "10.1/other")
+        .replace("2025.findings-acl.601/", "other/")
+    )
+    (small / "other.bib").write_text(other, "utf-8")
+    # Act
+    second = run_cli("add", "--bib", "other.bib")
+    again = run_cli("add", "--bib", "new.bib")
+    # Assert: the second is added; the first, though unfinished, still counts as taken.
+    assert second.exit_code == 0, second.output
+    assert second.stdout == "wrote papers/chen2025.yaml\n"
+    assert second.stderr.startswith("note: papers/optima2025.yaml still has errors; `masrl validate` lists them\n")
+    assert again.exit_code == 1
+    assert (
+        "entry 'chen-etal-2025-optima' (line 1): not added: DOI 10.18653/v1/2025.findings-acl.601 already belongs "
+        "to unfinished paper 'optima2025'" in again.stderr.splitlines()
+    )

@@ -27,7 +27,7 @@ def test_validate_the_real_corpus() -> None:
     result = run("validate")
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == ""
-    assert result.stderr == "0 errors in 148 files\n"
+    assert result.stderr == "0 errors in 149 files\n"
 
 
 def test_console_script_is_installed() -> None:
@@ -40,7 +40,7 @@ def test_console_script_is_installed() -> None:
 def test_root_is_found_from_a_subfolder() -> None:
     result = run("validate", cwd=REPO / "papers")
     assert result.returncode == 0
-    assert result.stderr == "0 errors in 148 files\n"
+    assert result.stderr == "0 errors in 149 files\n"
 
 
 def test_root_option_and_environment(tmp_path: Path) -> None:

@@ -183,6 +183,74 @@ def otel_targets(work: Path) -> list[Target]:
     ]
 
 
+# The ranking benchmark: a discovery round's worth of candidates, ranked with no network.
+RANK_CANDIDATES, RANK_SEED = 5_000, 11
+
+
+def _candidate_list(root: Path, path: Path, n: int) -> None:
+    """A YAML list of *n* made-up candidates for `masrl discover --source manual`, with words
+    drawn from the corpus's own summaries and exclusion notes, so ranking has real work."""
+    import random
+
+    from masrl._records import load_corpus
+    from masrl.living._queue import _wrapped
+
+    corpus = load_corpus(root).corpus
+    words = " ".join([p.summary for p in corpus.papers] + [e.note for e in corpus.exclusions]).split()
+    rng = random.Random(RANK_SEED)
+    families = ["multi_agent_llm_rl", "credit_assignment", "orchestration", "safety"]
+    lines = []
+    for i in range(n):
+        title = " ".join(rng.choice(words) for _ in range(rng.randint(6, 14))).strip(".,;")
+        abstract = " ".join(rng.choice(words) for _ in range(rng.randint(120, 220)))
+        lines += [
+            f'- arxiv: "2607.{10000 + i:05d}"',
+            f"  title: {_wrapped(title, 4)}",
+            "  authors: [A. Author, B. Author]",
+            '  published: "2026-07-01"',
+            f"  abstract: {_wrapped(abstract, 4)}",
+            f"  url: https://arxiv.org/abs/2607.{10000 + i:05d}",
+            f"  query_family: {families[i % len(families)]}",
+        ]
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+
+
+def rank_targets(root: Path, work: Path) -> list[Target]:
+    real = work / "corpus"
+    found = work / f"candidates-{RANK_CANDIDATES}.yaml"
+    if not found.exists():
+        _in_child(
+            "from pathlib import Path; from masrl._bench_targets import _candidate_list; "
+            f"_candidate_list(Path({str(root)!r}), Path({str(found)!r}), {RANK_CANDIDATES})"
+        )
+    argv = masrl_argv("discover", "--source", "manual", "--from", str(found), "--dry-run", "--json")
+    return [
+        Target(
+            f"discover: rank {RANK_CANDIDATES:,} candidates", [], real, budget_s=5.0, probe=_rank_probe(real, found)
+        ),
+        Target(f"discover: {RANK_CANDIDATES:,} from a list, whole command", argv, real),
+    ]
+
+
+def _rank_probe(real: Path, found: Path) -> Callable[[], float]:
+    """Seconds to flag duplicates and rank the candidates, timed in a child process once the
+    corpus and the list are loaded (what `masrl discover` does between fetching and writing)."""
+    code = (
+        "import time; from pathlib import Path; from masrl._records import load_corpus; "
+        "from masrl.living._protocol import load_protocol; from masrl.living._sources import read_manual; "
+        "from masrl.living.discover import consider; import sklearn.linear_model, sklearn.feature_extraction.text; "
+        f"root = Path({str(real)!r}); corpus = load_corpus(root).corpus; protocol = load_protocol(root, corpus.taxonomy); "
+        f"found, _ = read_manual(Path({str(found)!r}), protocol); t = time.perf_counter(); "
+        "consider(root, corpus, protocol, found); print(time.perf_counter() - t)"
+    )
+
+    def probe() -> float:
+        out = subprocess.run([sys.executable, "-c", code], cwd=real, check=True, capture_output=True, text=True)
+        return float(out.stdout.strip())
+
+    return probe
+
+
 def all_targets(root: Path, work: Path, size: int) -> list[Target]:
     synthetic = work / f"synthetic-{size}"
     if not (synthetic / "taxonomy.yaml").exists():
@@ -223,6 +291,7 @@ def all_targets(root: Path, work: Path, size: int) -> list[Target]:
         *site_targets(root, work, size),
         *trace_targets(work),
         *otel_targets(work),
+        *rank_targets(root, work),
     ]
 
 

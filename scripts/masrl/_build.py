@@ -119,7 +119,7 @@ def render_outputs(root: Path, analysis: Analysis) -> dict[str, str | bytes]:
     outputs[f"{data}/corpus.json"] = _export.corpus_json(corpus)
     bib = _export.papers_bib(corpus)
     outputs[f"{data}/papers.bib"] = bib
-    outputs.update(_site.render_site(analysis, specs, traces, _export.bib_blocks(bib)))
+    outputs.update(_site.render_site(analysis, specs, traces, _export.bib_blocks(bib), _protocol(root, corpus)))
     outputs.update(_news.render(corpus, root))
     current = read(README)
     if current is None:
@@ -131,6 +131,18 @@ def render_outputs(root: Path, analysis: Analysis) -> dict[str, str | bytes]:
     except RenderError as exc:
         raise BuildError([], 0, str(exc)) from None
     return outputs
+
+
+def _protocol(root: Path, corpus: Corpus) -> Any:
+    """The search protocol for the screening page: None without protocol.yaml, an error if broken."""
+    from masrl.living._protocol import PROTOCOL_FILE, read_protocol
+
+    if not (root / PROTOCOL_FILE).is_file():
+        return None
+    protocol, problems = read_protocol(root, corpus.taxonomy)
+    if protocol is None:
+        raise BuildError(problems, 1)
+    return protocol
 
 
 def stale_files(root: Path, outputs: dict[str, Any]) -> list[str]:

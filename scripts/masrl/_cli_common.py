@@ -86,3 +86,23 @@ def load_or_fail(root: Path, *, show_warnings: bool = False) -> Loaded:
         for problem in loaded.problems:
             click.echo(str(problem), err=True)
     return loaded
+
+
+def load_tolerating_unfinished(root: Path) -> Loaded:
+    """Load the corpus at *root* for commands that add records (add, screen, discover).
+
+    Records with errors, such as a scaffold still being filled in, do not stop them: they are
+    left out of the typed corpus, named in one note on stderr, and their identifiers still count
+    (see :func:`masrl._scaffold.unfinished_records`). A broken taxonomy.yaml still stops them.
+    """
+    from masrl._records import load_corpus
+
+    with taxonomy_failures():
+        loaded = load_corpus(root)
+    if not loaded.ok:
+        files = sorted({p.path for p in loaded.problems if p.is_error})
+        shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+        click.echo(
+            f"note: {shown} still {'has' if len(files) == 1 else 'have'} errors; `masrl validate` lists them", err=True
+        )
+    return loaded

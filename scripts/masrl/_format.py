@@ -214,15 +214,23 @@ def _raw_floats(doc: Document, lines: list[str]) -> dict[Path_, str]:
     return raws
 
 
-def format_record(kind: str, text: str, taxonomy: Taxonomy) -> str:
+def format_record(kind: str, text: str, taxonomy: Taxonomy, changes: Mapping[str, Any] | None = None) -> str:
     """*text* reformatted canonically, with its comments kept next to their fields.
 
+    *changes* set top-level fields to new values first (None removes a field); comments stay with
+    the fields that remain (``masrl refresh`` writes its corrections this way).
     Raises :class:`masrl._yaml.YamlError` if *text* does not parse and :class:`FormatError` if the
-    result would not hold the same data and comments.
+    result would not hold the same data (with the changes) and comments.
     """
     doc = load_text(text, keep_spans=True)
     lines = text.splitlines()
     above, beside, trailer = _comments(doc, lines)
+    if changes:
+        data = {k: val for k, val in {**doc.data, **changes}.items() if val is not None}
+        gone = {k for k, val in changes.items() if val is None}
+        trailer += [c for path, cs in above.items() if path[:1] and path[0] in gone for c in cs]
+        trailer += [c for path, c in beside.items() if path[:1] and path[0] in gone]
+        doc = Document(data, doc.marks, spans=doc.spans)
     out = [schema_line(kind)]
     for path, line in record_lines(kind, doc.data, taxonomy, _raw_floats(doc, lines)):
         indent = " " * (len(line) - len(line.lstrip()))

@@ -18,9 +18,10 @@ from typing import Any
 from masrl import _vocab as v
 from masrl._checks import record_ids
 from masrl._format import scalar, schema_line
-from masrl._records import Corpus
+from masrl._records import Corpus, Loaded
 from masrl._schema import ARXIV_PATTERN, DOI_PATTERN, KEY_PATTERN, SUMMARY_MAX, specs
 from masrl._vocab import Taxonomy
+from masrl._yaml import YamlError, load_path
 
 TITLE_SIMILARITY = 0.92  # normalised titles this close are the same work (catches case, punctuation, a typo)
 _ARXIV_IN_TEXT = re.compile(r"(\d{4}\.\d{4,5})(v\d+)?")
@@ -188,9 +189,42 @@ def _ascii(text: str) -> str:
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
 
 
-def refusals(candidate: Candidate, corpus: Corpus, others: Iterable[Candidate] = ()) -> Iterator[str]:
-    """Why *candidate* must not be added: it is already retained, excluded, or twice in the input."""
+# (kind, key or id, identities, title) of a record that has errors; the name is its file's path
+# when the record states none.
+Unfinished = tuple[str, str, list[str], str]
+
+
+def unfinished_records(loaded: Loaded) -> list[Unfinished]:
+    """Records that were read but have errors (a scaffold still being filled in, say): each with
+    the identities and title it states, so a duplicate check still sees them."""
+    typed = {p.path for p in loaded.corpus.papers} | {e.path for e in loaded.corpus.exclusions}
+    out = []
+    for handle in loaded.handles:
+        if handle.kind == "audit" or handle.shown in typed:
+            continue
+        data = handle.doc.data
+        if data is None and handle.doc.source is not None:  # parsed in a worker: read it again
+            try:
+                data = load_path(handle.doc.source).data
+            except YamlError:
+                data = {}
+        field = "title" if handle.kind == "paper" else "label"
+        title = data.get(field) if isinstance(data, dict) else None
+        name = handle.name or handle.shown
+        out.append((handle.kind, name, [ident for ident, _ in handle.idents], title if isinstance(title, str) else ""))
+    return out
+
+
+def refusals(
+    candidate: Candidate, corpus: Corpus, others: Iterable[Candidate] = (), unfinished: Iterable[Unfinished] = ()
+) -> Iterator[str]:
+    """Why *candidate* must not be added: it is already retained, excluded, being added (an
+    *unfinished* record), or twice in the input."""
     owners: dict[str, str] = {}
+    unfinished = list(unfinished)
+    for kind, name, idents, _ in unfinished:
+        for ident in idents:
+            owners.setdefault(ident, f"unfinished {kind} '{name}'")
     for p in corpus.papers:
         for ident in _ids("paper", arxiv=p.arxiv, doi=p.doi, url=p.url, more_urls=list(p.more_urls)):
             owners.setdefault(ident, f"paper '{p.key}' (papers/{p.key}.yaml)")
@@ -208,6 +242,7 @@ def refusals(candidate: Candidate, corpus: Corpus, others: Iterable[Candidate] =
     titles = [(p.title, f"paper '{p.key}'") for p in corpus.papers]
     titles += [(e.label, f"exclusion {e.id}") for e in corpus.exclusions]
     titles += [(o.title, o.source) for o in others]
+    titles += [(title, f"unfinished {kind} '{name}'") for kind, name, _, title in unfinished if title]
     for other_title, owner in titles:
         ratio = difflib.SequenceMatcher(None, title, normalise_title(other_title)).ratio()
         if ratio >= TITLE_SIMILARITY:

@@ -28,7 +28,7 @@ DOCS = "site/docs"
 PAPERS_PER_PAGE = 100  # rows the papers table shows at once; the rest are a page click away
 SERVER_ROWS_MAX = 500  # rows rendered into the HTML for readers without JavaScript
 RELATED_MAX = 8
-REPO_FILES = ("README.md", "CONTRIBUTING.md", "taxonomy.yaml", "claims.yaml", "CITATION.cff")
+REPO_FILES = ("README.md", "CONTRIBUTING.md", "taxonomy.yaml", "claims.yaml", "protocol.yaml", "CITATION.cff")
 
 # Short column keys of the embedded papers data, kept small because the page carries it inline.
 # (Documented here; assets/papers.js reads the same keys.)
@@ -85,8 +85,13 @@ def site_environment() -> jinja2.Environment:
     return env
 
 
-def render_site(analysis: Any, specs: list[Any], traces: dict[str, Any] | None, bib: dict[str, str]) -> dict[str, str]:
+def render_site(
+    analysis: Any, specs: list[Any], traces: dict[str, Any] | None, bib: dict[str, str], protocol: Any = None
+) -> dict[str, str]:
     """Every generated page, keyed by path relative to the repository root.
+
+    *protocol* is the search protocol (:mod:`masrl.living._protocol`); the screening page renders
+    it when there is one.
 
     *traces* is the context of the traces page (:func:`trace_pages`); without it the page is left out.
     *bib* maps keys to their BibTeX entries (from the corpus export, so entries are written once).
@@ -188,7 +193,7 @@ def render_site(analysis: Any, specs: list[Any], traces: dict[str, Any] | None, 
             )
     page("statistics.md", "statistics.md.j2", crosstabs=_crosstab_views(stats, labels))
     page("claims.md", "claims.md.j2", stress=stress_display(analysis.views, analysis.stress))
-    page("screening.md", "screening.md.j2")
+    page("screening.md", "screening.md.j2", protocol=protocol)
     page("contributing.md", "contributing.md.j2", body=_contributing(corpus.root))
     if traces is not None:
         page("traces.md", "traces.md.j2", **traces)

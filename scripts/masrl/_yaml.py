@@ -136,13 +136,14 @@ def read_text(path: Path, max_bytes: int = MAX_BYTES) -> str:
         raise YamlError(f"file must be UTF-8: byte 0x{raw[exc.start]:02x} is not valid UTF-8", line, column) from None
 
 
-def load_path(path: Path, max_bytes: int = MAX_BYTES) -> Document:
+def load_path(path: Path, max_bytes: int = MAX_BYTES, *, allow_list: bool = False) -> Document:
     """Load one YAML document from *path*; see :func:`load_text`."""
-    return load_text(read_text(path, max_bytes))
+    return load_text(read_text(path, max_bytes), allow_list=allow_list)
 
 
-def load_text(text: str, *, keep_spans: bool = False) -> Document:
-    """Parse *text* as a single YAML document whose top level is a mapping.
+def load_text(text: str, *, keep_spans: bool = False, allow_list: bool = False) -> Document:
+    """Parse *text* as a single YAML document whose top level is a mapping (or, with
+    *allow_list*, a list).
 
     With *keep_spans*, the document also records where every value starts and ends, which
     ``masrl fmt`` needs to carry comments over.
@@ -160,7 +161,7 @@ def load_text(text: str, *, keep_spans: bool = False) -> Document:
         loader.dispose()
     if node is None:
         raise YamlError("file is empty; a record is a mapping of field: value lines")
-    if not isinstance(node, yaml.MappingNode):
+    if not isinstance(node, yaml.MappingNode) and not (allow_list and isinstance(node, yaml.SequenceNode)):
         kind = "a list" if isinstance(node, yaml.SequenceNode) else "a single value"
         raise YamlError(f"top level must be a mapping of field: value lines, not {kind}", *_pos(node))
     marks: dict[Path_, Mark] = {(): Mark(*_pos(node))}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from masrl._cli_common import MasrlError, ReportedFailure, load_or_fail, root_of
+from masrl._cli_common import MasrlError, ReportedFailure, load_tolerating_unfinished, root_of
 from masrl._records import PAPERS_DIR
 
 
@@ -45,12 +45,22 @@ def command(ctx: click.Context, bib: Path | None, arxiv_ids: tuple[str, ...], dr
         masrl add --arxiv 2410.08115
     """
     from masrl._format import folder_of
-    from masrl._scaffold import Candidate, candidates_from_bibtex, check_identifier, house_key, refusals, scaffold
+    from masrl._scaffold import (
+        Candidate,
+        candidates_from_bibtex,
+        check_identifier,
+        house_key,
+        refusals,
+        scaffold,
+        unfinished_records,
+    )
 
     if (bib is None) == (not arxiv_ids):
         raise MasrlError("give either --bib FILE (or -) or --arxiv ID")
     root = root_of(ctx)
-    corpus = load_or_fail(root).corpus
+    loaded = load_tolerating_unfinished(root)
+    corpus = loaded.corpus
+    unfinished = unfinished_records(loaded)
     problems: list[str] = []
     candidates: list[Candidate] = []
     if bib is not None:
@@ -70,10 +80,10 @@ def command(ctx: click.Context, bib: Path | None, arxiv_ids: tuple[str, ...], dr
                 candidates.append(parse(fetch(arxiv_id), arxiv_id))
             except ArxivError as exc:
                 raise MasrlError(str(exc)) from None
-    taken = {p.key for p in corpus.papers}
+    taken = {p.key for p in corpus.papers} | {h.name for h in loaded.handles if h.kind == "paper" and h.name}
     planned: list[tuple[str, str]] = []
     for i, candidate in enumerate(candidates):
-        for reason in refusals(candidate, corpus, candidates[:i]):
+        for reason in refusals(candidate, corpus, candidates[:i], unfinished):
             problems.append(f"{candidate.source}: not added: {reason}")
         if candidate.arxiv and not check_identifier("arxiv", candidate.arxiv):
             problems.append(f"{candidate.source}: arXiv id {candidate.arxiv!r} is malformed")

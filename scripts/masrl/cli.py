@@ -32,6 +32,9 @@ COMMANDS = {
     "export": "masrl.export",
     "trace": "masrl.trace.command",
     "bench": "masrl.bench",
+    "discover": "masrl.living.discover",
+    "screen": "masrl.living.screen",
+    "refresh": "masrl.living.refresh",
 }
 
 

@@ -22,19 +22,21 @@ def schema_path(kind: str) -> str:
 def render_schemas(taxonomy: Taxonomy) -> dict[str, str]:
     """Every record schema, and the stats document's, as {relative path: JSON text}."""
     from masrl._stats import stats_schema
+    from masrl.living._protocol import protocol_schema
 
     out = {
         schema_path(kind): json.dumps(json_schema(kind, taxonomy), indent=2, ensure_ascii=False) + "\n"
         for kind in RECORD_KINDS
     }
     out[schema_path("stats")] = json.dumps(stats_schema(taxonomy), indent=2, ensure_ascii=False) + "\n"
+    out[schema_path("protocol")] = json.dumps(protocol_schema(taxonomy), indent=2, ensure_ascii=False) + "\n"
     return out
 
 
 @click.command(name="schema")
 @click.pass_context
 def command(ctx: click.Context) -> None:
-    """Write schemas/{paper,exclusion,audit}.schema.json from taxonomy.yaml.
+    """Write schemas/{paper,exclusion,audit,protocol}.schema.json from taxonomy.yaml.
 
     Editors that use the YAML language server read these through the `# yaml-language-server:
     $schema=` line at the top of every record, to autocomplete values and flag wrong ones.

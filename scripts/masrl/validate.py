@@ -9,6 +9,7 @@ import click
 from masrl._cli_common import ReportedFailure, report, root_of, taxonomy_failures
 from masrl._problems import Problem, has_errors
 from masrl._records import kind_of, load_corpus
+from masrl.living._protocol import PROTOCOL_FILE, read_protocol
 
 
 def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], int]:
@@ -22,13 +23,22 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
     wanted: set[Path] = set()
     for path in paths:
         for file in sorted(path.rglob("*.yaml")) if path.is_dir() else [path]:
+            if file.resolve() == (root / PROTOCOL_FILE).resolve():
+                continue
             kind = kind_of(file) or "paper"
             extra.append((kind, file))
             wanted.add(file.resolve())
     loaded = load_corpus(root, extra)
+    problems, files = loaded.problems, loaded.files
+    protocol = root / PROTOCOL_FILE
+    if protocol.is_file() and (not paths or protocol.resolve() in {p.resolve() for p in paths}):
+        # protocol.yaml is checked when the whole corpus is, or when it is named.
+        problems = sorted([*problems, *read_protocol(root, loaded.corpus.taxonomy)[1]])
+        files += 1
+        wanted.add(protocol.resolve())
     if not paths:
-        return loaded.problems, loaded.files
-    return [p for p in loaded.problems if Path(p.path).resolve() in wanted], len(wanted)
+        return problems, files
+    return [p for p in problems if Path(p.path).resolve() in wanted], len(wanted)
 
 
 @click.command(name="validate")
@@ -39,8 +49,8 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
 def command(ctx: click.Context, paths: tuple[Path, ...], quiet: bool, strict: bool) -> None:
     """Check records against the taxonomy and each other.
 
-    Prints every problem as `path:line:column: field: message`, then a count. Exits 1 if there is
-    any error (or, with --strict, any warning). With PATHs, reports only those files or folders,
+    Prints every problem as `path:line:column: field: message`, then a count; protocol.yaml is
+    checked too when it is there. Exits 1 if there is any error (or, with --strict, any warning). With PATHs, reports only those files or folders,
     still checked against the whole corpus.
 
     Example:

@@ -1,0 +1,10 @@
+"""The living corpus: the search protocol as data, discovery and screening rounds, a facts refresh.
+
+* :mod:`._protocol` loads and checks ``protocol.yaml`` and assigns records to search rounds;
+* :mod:`._net` fetches over HTTP with a disk cache and a pace per host;
+* :mod:`._sources` turns arXiv, OpenAlex and hand-made lists into candidates;
+* :mod:`._rank` scores candidates by likely inclusion;
+* :mod:`._queue` keeps the screening queue, one YAML file per candidate in ``screening/``;
+* :mod:`._facts` reads current facts for existing records (``masrl refresh``);
+* :mod:`.discover`, :mod:`.screen` and :mod:`.refresh` are the commands.
+"""

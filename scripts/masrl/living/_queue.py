@@ -1,0 +1,278 @@
+"""The screening queue: one reviewable YAML file per candidate in ``screening/``, and duplicate flags.
+
+A queue file holds where the candidate was found (source, query family, query), its rank (score
+and the terms behind it), its facts (title, authors, date, identifiers, URL, abstract) and its
+status: ``pending`` until ``masrl screen`` records a decision (``included`` with the paper key,
+``excluded`` with the exclusion id), which is written to the same file. Every write replaces the
+file atomically, so an interrupted session leaves each file either before or after a decision.
+
+:class:`Known` matches a candidate against the corpus (papers and exclusions, by arXiv id with or
+without version, DOI, or a near-identical normalised title) with the validator's and the
+scaffold's own identifier rules.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from masrl._checks import record_ids
+from masrl._format import scalar
+from masrl._problems import Problem
+from masrl._records import Corpus, display_path
+from masrl._scaffold import TITLE_SIMILARITY, normalise_title
+from masrl._writer import write_if_changed
+from masrl._yaml import YamlError, load_path
+from masrl.living._sources import Found, strip_version
+
+QUEUE_DIR = "screening"
+PENDING, INCLUDED, EXCLUDED = "pending", "included", "excluded"
+STATUSES = (PENDING, INCLUDED, EXCLUDED)
+FIELDS = (
+    "id",
+    "status",
+    "source",
+    "query_family",
+    "query",
+    "score",
+    "terms",
+    "title",
+    "authors",
+    "published",
+    "arxiv",
+    "doi",
+    "url",
+    "found",
+    "abstract",
+    "decision",
+)
+DECISION_FIELDS = ("date", "key", "exclusion", "stage", "reasons", "note")
+WRAP = 96
+
+
+def identities(arxiv: str | None, doi: str | None, url: str | None) -> list[str]:
+    """The identities the validator compares, for a candidate's identifiers."""
+    data = {"arxiv": arxiv, "doi": doi, "url": url}
+    return [ident for ident, _ in record_ids("paper", data)]
+
+
+class Known:
+    """Which paper or exclusion of *corpus* a candidate is, if any; and earlier candidates."""
+
+    def __init__(self, corpus: Corpus, unfinished: Sequence[tuple[str, str, list[str], str]] = ()) -> None:
+        self.owner: dict[str, str] = {}
+        self.titles: dict[str, str] = {}
+        for p in corpus.papers:
+            for ident, _ in record_ids(
+                "paper", {"arxiv": p.arxiv, "doi": p.doi, "url": p.url, "more_urls": list(p.more_urls)}
+            ):
+                self.owner.setdefault(ident, p.key)
+            self.titles.setdefault(normalise_title(p.title), p.key)
+        for e in corpus.exclusions:
+            for ident, _ in record_ids("exclusion", {"identifier": e.identifier, "url": e.url}):
+                self.owner.setdefault(ident, e.id)
+            self.titles.setdefault(normalise_title(e.label), e.id)
+        for _, name, idents, title in unfinished:
+            for ident in idents:
+                self.owner.setdefault(ident, name)
+            if title:
+                self.titles.setdefault(normalise_title(title), name)
+        by_length = sorted(self.titles.items(), key=lambda kv: len(kv[0]))
+        self._lengths = [len(norm) for norm, _ in by_length]
+        self._grams = [(_grams(norm), norm, owner) for norm, owner in by_length]
+
+    def match(self, arxiv: str | None, doi: str | None, url: str | None, title: str) -> str | None:
+        for ident in identities(arxiv, doi, url):
+            if ident in self.owner:
+                return self.owner[ident]
+        norm = normalise_title(title)
+        if norm in self.titles:
+            return self.titles[norm]
+        if not norm:
+            return None
+        # Titles this similar differ in a few characters, each of which breaks at most four of the
+        # 4-grams they share; comparing 4-gram sets first skips the slow comparison for the rest.
+        # A ratio 2M/(a+b) of at least r needs the other length within [b*r/(2-r), b*(2-r)/r].
+        n, r = len(norm), TITLE_SIMILARITY
+        lo = bisect.bisect_left(self._lengths, n * r / (2 - r))
+        hi = bisect.bisect_right(self._lengths, n * (2 - r) / r)
+        grams = _grams(norm)
+        matcher = difflib.SequenceMatcher(None, "", norm, autojunk=False)
+        for other_grams, other, owner in self._grams[lo:hi]:
+            if 2 * len(grams & other_grams) < max(len(grams), len(other_grams)):
+                continue
+            matcher.set_seq1(other)
+            if matcher.ratio() >= TITLE_SIMILARITY:
+                return owner
+        return None
+
+
+def _grams(text: str) -> frozenset[str]:
+    return frozenset(text[i : i + 4] for i in range(max(len(text) - 3, 1)))
+
+
+@dataclass
+class Entry:
+    """One queue file."""
+
+    path: Path
+    data: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return str(self.data["id"])
+
+    @property
+    def status(self) -> str:
+        return str(self.data.get("status", PENDING))
+
+    def names(self) -> set[str]:
+        """Every spelling that picks this entry on the command line: arXiv id, with its version, DOI."""
+        out = {self.id.lower()}
+        if self.data.get("arxiv"):
+            out.add(strip_version(str(self.data["arxiv"])).lower())
+        if self.data.get("doi"):
+            out.add(str(self.data["doi"]).lower())
+        return out
+
+
+def entry_data(found: Found, score: float, terms: tuple[str, ...], today: str) -> dict[str, Any]:
+    return {
+        "id": found.ident,
+        "status": PENDING,
+        "source": found.source,
+        "query_family": found.query_family,
+        "query": found.query,
+        "score": score,
+        "terms": list(terms),
+        "title": found.title,
+        "authors": found.authors,
+        "published": found.published,
+        "arxiv": found.arxiv,
+        "doi": found.doi,
+        "url": found.url,
+        "found": today,
+        "abstract": found.abstract,
+    }
+
+
+def _wrapped(value: str, indent: int) -> str:
+    """*value* as a YAML scalar; a long one double-quoted and folded over lines at its spaces
+    (in a double-quoted scalar a line break reads back as one space)."""
+    text = scalar(value)
+    if len(text) <= WRAP or "  " in value or value != value.strip():
+        return text
+    lines, line = [], ""
+    for word in json.dumps(value, ensure_ascii=False).split(" "):
+        if line and len(line) + 1 + len(word) > WRAP:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return ("\n" + " " * indent).join(lines)
+
+
+def dump_entry(data: dict[str, Any]) -> str:
+    """The text of a queue file."""
+    ident = data["id"]
+    lines = [
+        "# A candidate found by `masrl discover`; decide it with `masrl screen`:",
+        f"#   masrl screen {ident} --include   or   masrl screen {ident} --exclude REASON --note TEXT",
+    ]
+    for name in FIELDS:
+        if name not in data:
+            continue
+        value = data[name]
+        if name == "decision":
+            if not value:
+                continue
+            lines.append("decision:")
+            for sub in DECISION_FIELDS:
+                if sub in value and value[sub] is not None:
+                    item = value[sub]
+                    if isinstance(item, list):
+                        lines.append(f"  {sub}:")
+                        lines.extend(f"    - {scalar(x)}" for x in item)
+                    else:
+                        lines.append(f"  {sub}: {_wrapped(str(item), 4)}")
+            continue
+        if isinstance(value, list):
+            if not value:
+                lines.append(f"{name}: []")
+                continue
+            lines.append(f"{name}:")
+            lines.extend(f"  - {scalar(x)}" for x in value)
+        elif value is None:
+            lines.append(f"{name}:")
+        elif isinstance(value, float):
+            lines.append(f"{name}: {value!r}")
+        elif isinstance(value, str) and name in ("title", "abstract", "query"):
+            lines.append(f"{name}: {_wrapped(value, 2)}")
+        else:
+            lines.append(f"{name}: {scalar(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def entry_path(root: Path, ident: str) -> Path:
+    return root / QUEUE_DIR / f"{ident}.yaml"
+
+
+def write_entry(root: Path, data: dict[str, Any]) -> Path:
+    """Write one queue file atomically; returns its path."""
+    path = entry_path(root, str(data["id"]))
+    write_if_changed(path, dump_entry(data))
+    return path
+
+
+def read_queue(root: Path) -> tuple[list[Entry], list[Problem]]:
+    """Every queue file, sorted by id, and a problem for each that cannot be read."""
+    folder = root / QUEUE_DIR
+    entries: list[Entry] = []
+    problems: list[Problem] = []
+    if not folder.is_dir():
+        return entries, problems
+    for path in sorted(folder.glob("*.yaml")):
+        shown = display_path(path)
+        try:
+            doc = load_path(path)
+        except YamlError as exc:
+            problems.append(Problem(shown, exc.line, exc.column, "", exc.message))
+            continue
+        data = doc.data
+        for name in ("id", "title", "url"):
+            if not isinstance(data.get(name), str):
+                mark = doc.mark((name,))
+                problems.append(Problem(shown, mark.line, mark.column, name, f"{name} is required and must be text"))
+        status = data.get("status", PENDING)
+        if status not in STATUSES:
+            mark = doc.mark(("status",))
+            problems.append(
+                Problem(
+                    shown,
+                    mark.line,
+                    mark.column,
+                    "status",
+                    f"status must be one of {', '.join(STATUSES)}, not {status!r}",
+                )
+            )
+        if not problems or problems[-1].path != shown:
+            entries.append(Entry(path, data))
+    return entries, problems
+
+
+def find_entry(entries: list[Entry], name: str) -> Entry | None:
+    """The entry *name* picks: an arXiv id with or without version, a DOI, or a queue id."""
+    wanted = name.strip().lower()
+    wanted = re.sub(r"^(arxiv:|https?://arxiv\.org/abs/|https?://(dx\.)?doi\.org/|doi:)", "", wanted)
+    for candidate in (wanted, strip_version(wanted)):
+        for entry in entries:
+            if candidate in entry.names():
+                return entry
+    return None

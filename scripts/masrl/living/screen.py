@@ -1,0 +1,336 @@
+"""``masrl screen``: decide queued candidates, one at a time or by id.
+
+Including a candidate scaffolds its paper record as ``masrl add`` does (origin discovery, added
+today); excluding it writes ``exclusions/E<next>.yaml`` with the stage, reason codes and note.
+Either way the decision goes into the candidate's queue file. The record is written first and
+the decision second, each atomically; a candidate whose record is already in the corpus (an
+interrupted session, or a paper added by hand meanwhile) gets its decision recorded without a
+second record, so stopping at any point and running again is safe.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from masrl import _vocab as v
+from masrl._cli_common import MasrlError, ReportedFailure, load_tolerating_unfinished, root_of
+from masrl._records import EXCLUSIONS_DIR, PAPERS_DIR, Loaded
+from masrl._schema import EXCLUSION_ID_PATTERN, KEY_PATTERN, SUMMARY_MAX
+from masrl.living._protocol import Protocol
+from masrl.living._queue import EXCLUDED, INCLUDED, PENDING, Entry, Known, find_entry, read_queue, write_entry
+
+SOURCE_NAMES = {"arxiv": "arXiv", "openalex": "OpenAlex (citation snowballing)"}
+
+
+@dataclass
+class Session:
+    """What every decision needs: the corpus as loaded, the protocol and today's date."""
+
+    root: Path
+    loaded: Loaded
+    protocol: Protocol
+    today: str
+
+    @property
+    def taxonomy(self) -> v.Taxonomy:
+        return self.loaded.corpus.taxonomy
+
+
+def _existing(session: Session, entry: Entry) -> str | None:
+    """The paper key or exclusion id the corpus already holds this candidate as, if any."""
+    from masrl._scaffold import unfinished_records
+
+    known = Known(session.loaded.corpus, unfinished_records(session.loaded))
+    d = entry.data
+    return known.match(d.get("arxiv"), d.get("doi"), d.get("url"), str(d.get("title", "")))
+
+
+def _record_decision(session: Session, entry: Entry, decision: dict[str, Any]) -> None:
+    status = EXCLUDED if "exclusion" in decision else INCLUDED
+    entry.data["status"] = status
+    entry.data["decision"] = {"date": session.today, **decision}
+    write_entry(session.root, entry.data)
+
+
+def _display_name(name: str) -> str:
+    """``Jane Q. Doe`` -> ``Doe, Jane Q.``; names already written family-first stay."""
+    if "," in name:
+        return name
+    parts = name.split()
+    return name if len(parts) < 2 else f"{parts[-1]}, {' '.join(parts[:-1])}"
+
+
+def include(session: Session, entry: Entry, key: str | None) -> str:
+    """Scaffold the paper record for *entry*; returns what was done, for the user."""
+    from masrl._scaffold import Candidate, house_key, scaffold
+
+    existing = _existing(session, entry)
+    if existing is not None:
+        if re.match(EXCLUSION_ID_PATTERN, existing):
+            raise MasrlError(f"{entry.id} is already excluded as {existing}; it cannot be included too")
+        _record_decision(session, entry, {"key": existing})
+        return f"{entry.id} is already in the corpus as {existing}; recorded the decision in screening/{entry.id}.yaml"
+    d = entry.data
+    arxiv = d.get("arxiv")
+    published = str(d.get("published") or "")
+    candidate = Candidate(
+        title=str(d["title"]),
+        authors=[_display_name(str(a)) for a in d.get("authors") or []],
+        et_al=False,
+        year=int(published[:4]) if published[:4].isdigit() else None,
+        venue="arXiv" if arxiv else "",
+        url=str(d["url"]),
+        entry_type="article" if arxiv else "misc",
+        arxiv=str(arxiv) if arxiv else None,
+        doi=str(d["doi"]) if d.get("doi") else None,
+        bibtex={"journal": f"arXiv preprint arXiv:{arxiv}"} if arxiv else {},
+        source=f"screening/{entry.id}.yaml",
+    )
+    taken = {h.name for h in session.loaded.handles if h.kind == "paper" and h.name}
+    if key is None:
+        key = house_key(candidate, taken)
+    elif not re.match(KEY_PATTERN, key):
+        raise MasrlError(f"--key must be lower-case letters and digits joined by '-', e.g. 'rema2025', not {key!r}")
+    elif key in taken or (session.root / PAPERS_DIR / f"{key}.yaml").exists():
+        raise MasrlError(f"--key {key!r} is already used by papers/{key}.yaml")
+    text = scaffold(candidate, key, session.taxonomy, origin="discovery", added=session.today)
+    _create(session.root / PAPERS_DIR / f"{key}.yaml", text)
+    _record_decision(session, entry, {"key": key})
+    return (
+        f"wrote {PAPERS_DIR}/{key}.yaml (fill in the empty fields); recorded the decision in screening/{entry.id}.yaml"
+    )
+
+
+def _create(path: Path, text: str) -> None:
+    """Write a new record whole or not at all, and never over an existing file: the text goes to a
+    temporary file first, which is then linked to *path* (linking fails if *path* exists)."""
+    import os
+    import tempfile
+
+    path.parent.mkdir(exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o644)
+        os.link(tmp, path)
+    except FileExistsError:
+        raise MasrlError(f"{path.parent.name}/{path.name} already exists; nothing was written") from None
+    finally:
+        os.unlink(tmp)
+
+
+def _next_exclusion_id(session: Session) -> str:
+    numbers = [0]
+    for h in session.loaded.handles:
+        if h.kind == "exclusion" and h.name and re.match(EXCLUSION_ID_PATTERN, h.name):
+            numbers.append(int(h.name[1:]))
+    folder = session.root / EXCLUSIONS_DIR
+    if folder.is_dir():
+        numbers += [int(p.stem[1:]) for p in folder.glob("E*.yaml") if p.stem[1:].isdigit()]
+    return f"E{max(numbers) + 1:03d}"
+
+
+def exclude(session: Session, entry: Entry, reasons: list[str], stage: str, note: str) -> str:
+    """Write the exclusion record for *entry*; returns what was done, for the user."""
+    from masrl._format import dump_record
+    from masrl._schema import check_record
+    from masrl._yaml import Document
+
+    existing = _existing(session, entry)
+    if existing is not None:
+        if not re.match(EXCLUSION_ID_PATTERN, existing):
+            raise MasrlError(f"{entry.id} is already in the corpus as paper {existing}; it cannot be excluded too")
+        _record_decision(session, entry, {"exclusion": existing})
+        return f"{entry.id} is already excluded as {existing}; recorded the decision in screening/{entry.id}.yaml"
+    if stage not in session.protocol.stages:
+        raise MasrlError(f"--stage must be one of {', '.join(session.protocol.stages)}, not {stage!r}")
+    d = entry.data
+    family_id = d.get("query_family")
+    try:
+        family = session.protocol.family(str(family_id)).label if family_id else "citation snowballing"
+    except KeyError:
+        family = str(family_id)
+    source = str(d.get("source") or "")
+    record_id = _next_exclusion_id(session)
+    data = {
+        "id": record_id,
+        "source": SOURCE_NAMES.get(source, "arXiv" if d.get("arxiv") else "search by hand"),
+        "query_family": family,
+        "label": str(d["title"]),
+        "identifier": f"arXiv:{d['arxiv']}" if d.get("arxiv") else f"doi:{d.get('doi')}",
+        "url": str(d["url"]),
+        "date_screened": session.today,
+        "stage": stage,
+        "reasons": reasons,
+        v.ORIGIN: "discovery",
+        "added": session.today,
+        "note": note,
+    }
+    shown = f"{EXCLUSIONS_DIR}/{record_id}.yaml"
+    problems = list(check_record("exclusion", Document(data, {}), shown, session.taxonomy))
+    if problems:
+        for problem in problems:
+            click.echo(f"{problem.field}: {problem.message}", err=True)
+        click.echo("Nothing was written.", err=True)
+        raise ReportedFailure()
+    _create(session.root / EXCLUSIONS_DIR / f"{record_id}.yaml", dump_record("exclusion", data, session.taxonomy))
+    _record_decision(session, entry, {"exclusion": record_id, "stage": stage, "reasons": reasons, "note": note})
+    return f"wrote {shown}; recorded the decision in screening/{entry.id}.yaml"
+
+
+def _show(entry: Entry, position: int, total: int) -> str:
+    d = entry.data
+    terms = ", ".join(str(t) for t in d.get("terms") or [])
+    abstract = textwrap.fill(
+        str(d.get("abstract") or "(no abstract)"), width=96, initial_indent="  ", subsequent_indent="  "
+    )
+    return "\n".join(
+        [
+            "",
+            f"[{position}/{total}] {entry.id}  score {d.get('score')}  {d.get('query_family') or d.get('query')}",
+            f"  {d.get('title')}",
+            f"  {', '.join(str(a) for a in d.get('authors') or [])} ({d.get('published')})  {d.get('url')}",
+            f"  why: {terms}" if terms else "  why: no term stands out",
+            abstract,
+        ]
+    )
+
+
+def walk(session: Session, entries: list[Entry]) -> tuple[int, int, int]:
+    """Ask about each pending entry; returns (included, excluded, skipped)."""
+    reasons = session.taxonomy.ids(v.EXCLUSION_REASON)
+    pending = sorted(
+        (e for e in entries if e.status == PENDING), key=lambda e: (-float(e.data.get("score") or 0), e.id)
+    )
+    counts = [0, 0, 0]
+    for i, entry in enumerate(pending, 1):
+        click.echo(_show(entry, i, len(pending)))
+        choice = click.prompt(
+            "  [i]nclude, [e]xclude, [s]kip, [q]uit", type=click.Choice(["i", "e", "s", "q"]), show_choices=False
+        )
+        if choice == "q":
+            break
+        if choice == "s":
+            counts[2] += 1
+            continue
+        if choice == "i":
+            click.echo(include(session, entry, None))
+            counts[0] += 1
+            continue
+        for n, reason in enumerate(reasons, 1):
+            rules = ", ".join(str(r.id) for r in session.protocol.rules_for(reason))
+            where = f" (exclusion rule {rules})" if rules else ""
+            click.echo(f"    {n}. {reason}: {session.taxonomy[v.EXCLUSION_REASON].value(reason).definition}{where}")
+        picked = click.prompt("  reason numbers, most important first (e.g. 1 or 1,3)", type=str)
+        try:
+            chosen = [reasons[int(x) - 1] for x in picked.replace(" ", "").split(",") if x]
+        except (ValueError, IndexError):
+            click.echo("  not a list of reason numbers; skipped")
+            counts[2] += 1
+            continue
+        stage = click.prompt(
+            "  stage", type=click.Choice(list(session.protocol.stages)), default=session.protocol.stages[0]
+        )
+        note = click.prompt("  note (one sentence of your own)", type=str)
+        try:
+            click.echo(exclude(session, entry, chosen, stage, note))
+        except MasrlError as exc:
+            click.echo(f"  not excluded: {exc.message}; skipped")
+            counts[2] += 1
+            continue
+        counts[1] += 1
+    return counts[0], counts[1], counts[2]
+
+
+@click.command(name="screen")
+@click.argument("candidate", required=False, metavar="[ID]")
+@click.option("--include", "do_include", is_flag=True, help="Include ID: scaffold its paper record.")
+@click.option("--key", default=None, help="With --include: the paper key (default: one in the house style).")
+@click.option("--exclude", "reason", default=None, metavar="REASON", help="Exclude ID with this reason code.")
+@click.option(
+    "--reason", "more", multiple=True, metavar="REASON", help="With --exclude: a further reason code (repeatable)."
+)
+@click.option("--stage", default=None, help="With --exclude: the screening stage (default: the protocol's first).")
+@click.option("--note", default=None, help="With --exclude: one sentence, in your own words, on why it is out.")
+@click.pass_context
+def command(
+    ctx: click.Context,
+    candidate: str | None,
+    do_include: bool,
+    key: str | None,
+    reason: str | None,
+    more: tuple[str, ...],
+    stage: str | None,
+    note: str | None,
+) -> None:
+    """Decide the candidates that `masrl discover` queued in screening/.
+
+    Without ID, walks the pending candidates from the highest score down, showing each one's
+    title, abstract, score and the terms behind it: i includes, e excludes (asking the reason
+    codes, stage and a note), s skips, q stops. With ID (an arXiv id, with or without version,
+    or a DOI), records one decision. Including scaffolds papers/<key>.yaml as `masrl add` does,
+    with origin discovery; excluding writes exclusions/E<next>.yaml. Each decision is also
+    written to the candidate's queue file; stopping and running again is safe.
+
+    Example:
+
+    \b
+        masrl screen
+        masrl screen 2607.01234 --include
+        masrl screen 2607.04321 --exclude no_rl --stage abstract_screen --note "Prompted agents only; nothing is trained."
+    """
+    from masrl.living.discover import protocol_or_fail
+
+    interactive = candidate is None
+    if interactive and (do_include or reason or more or stage or note or key):
+        raise MasrlError("give the candidate's ID with --include or --exclude")
+    if not interactive and do_include == (reason is not None):
+        raise MasrlError("give either --include or --exclude REASON")
+    if do_include and (more or stage or note):
+        raise MasrlError("--reason, --stage and --note go with --exclude")
+    if reason is not None and key:
+        raise MasrlError("--key goes with --include")
+    root = root_of(ctx)
+    loaded = load_tolerating_unfinished(root)
+    protocol = protocol_or_fail(root, loaded.corpus)
+    session = Session(root, loaded, protocol, dt.date.today().isoformat())
+    entries, problems = read_queue(root)
+    for problem in problems:
+        click.echo(str(problem), err=True)
+    if interactive:
+        if not any(e.status == PENDING for e in entries):
+            click.echo("No pending candidates in screening/; run `masrl discover` first.", err=True)
+            return
+        included, excluded, skipped = walk(session, entries)
+        click.echo(f"{included} included, {excluded} excluded, {skipped} skipped", err=True)
+        return
+    assert candidate is not None
+    entry = find_entry(entries, candidate)
+    if entry is None:
+        raise MasrlError(f"no candidate {candidate!r} in screening/ (give its arXiv id or DOI as discover listed it)")
+    if entry.status != PENDING:
+        decided = entry.data.get("decision") or {}
+        raise MasrlError(
+            f"{entry.id} is already {entry.status} ({decided.get('key') or decided.get('exclusion')}, "
+            f"{decided.get('date')}); edit screening/{entry.id}.yaml to reopen it"
+        )
+    if do_include:
+        click.echo(include(session, entry, key))
+        return
+    assert reason is not None
+    reasons = [reason, *more]
+    allowed = session.taxonomy.ids(v.EXCLUSION_REASON)
+    for r in reasons:
+        if r not in allowed:
+            raise MasrlError(f"reason must be one of {', '.join(allowed)}, not {r!r}")
+    if note is None:
+        raise MasrlError(f"--exclude needs --note: one sentence of your own, at most {SUMMARY_MAX} characters")
+    click.echo(exclude(session, entry, reasons, stage or protocol.stages[0], note))

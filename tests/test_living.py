@@ -1,0 +1,538 @@
+"""masrl discover, screen and refresh against recorded arXiv, OpenAlex and Crossref answers on loopback."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import shutil
+import threading
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import FIXTURES, REPO, assert_golden, fixture_corpus
+from masrl._yaml import load_path
+
+RECORDED = FIXTURES / "living"
+WINDOW = ("--since", "2026-05-04", "--until", "2026-12-01")
+
+
+def _route(path: str, query: dict[str, str]) -> tuple[int, str | None]:
+    """The recorded answer for one request: (status, fixture file name or None)."""
+    if path == "/arxiv/query":
+        if "id_list" in query:
+            return 200, "arxiv-ids.xml"
+        search = query.get("search_query", "")
+        if search.startswith('ti:"Gamma'):
+            return 200, "arxiv-title-gamma.xml"
+        if search.startswith("ti:"):
+            return 200, "arxiv-empty.xml"
+        return 200, {"0": "arxiv-page-0.xml", "2": "arxiv-page-2.xml"}.get(query.get("start", ""), "arxiv-empty.xml")
+    if path.startswith("/locked/"):
+        return 401, None
+    if path == "/openalex/works/doi:10.48550/arXiv.2501.00001":
+        return 200, "openalex-work.json"
+    if path == "/openalex/works":
+        flt = query.get("filter", "")
+        if flt.startswith("cites:W100"):
+            return 200, "openalex-cites-1.json" if query.get("cursor") == "*" else "openalex-cites-2.json"
+        if flt.startswith("openalex:W200"):
+            return 200, "openalex-refs.json"
+    if path == "/crossref/works/10.5555/gamma.2023":
+        return 200, "crossref-gamma.json"
+    return 404, None
+
+
+class Services:
+    """A loopback server answering like arXiv, OpenAlex and Crossref; counts the requests."""
+
+    def __init__(self) -> None:
+        self.requests: list[str] = []
+        services = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                services.requests.append(self.path)
+                parts = urllib.parse.urlsplit(self.path)
+                query = dict(urllib.parse.parse_qsl(parts.query))
+                status, name = _route(urllib.parse.unquote(parts.path), query)
+                body = (RECORDED / name).read_bytes() if name else b'{"error": "not found"}'
+                self.send_response(status, "Unauthorized" if status == 401 else None)
+                self.send_header(
+                    "Content-Type", "application/atom+xml" if (name or "").endswith(".xml") else "application/json"
+                )
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def services(monkeypatch: pytest.MonkeyPatch) -> Iterator[Services]:
+    from masrl.living import _net, _sources
+
+    s = Services()
+    monkeypatch.setenv("MASRL_ARXIV_API", f"{s.base}/arxiv/query")
+    monkeypatch.setenv("MASRL_OPENALEX_API", f"{s.base}/openalex")
+    monkeypatch.setenv("MASRL_CROSSREF_API", f"{s.base}/crossref")
+    monkeypatch.setattr(_net, "PACE_S", dict.fromkeys(_net.PACE_S, 0.0))
+    monkeypatch.setattr(_sources, "ARXIV_PAGE", 2)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def living(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The small fixture corpus with the repository's protocol.yaml."""
+    root = fixture_corpus("small", tmp_path, monkeypatch)
+    shutil.copy(REPO / "protocol.yaml", root / "protocol.yaml")
+    return root
+
+
+def _discover(run_cli: Any, *args: str) -> Any:
+    return run_cli("discover", *args, *WINDOW)
+
+
+# ---------------------------------------------------------------------------------------------
+# discover
+
+
+def test_discover_flags_the_known_and_the_excluded_and_ranks_the_new(
+    living: Path, services: Services, run_cli: Any
+) -> None:
+    # Act
+    result = _discover(run_cli)
+    # Assert
+    assert result.exit_code == 0, result.output
+    assert_golden("discover-table.txt", result.stdout)
+    assert result.stderr.splitlines()[-1] == (
+        "6 candidates from 2026-05-04 to 2026-12-01: 3 known, 0 already queued, 3 new, 3 written to screening/"
+    )
+    queued = sorted(p.name for p in (living / "screening").iterdir())
+    assert queued == ["2609.11111.yaml", "2610.33333.yaml", "doi-10.1234_teams.2026.yaml"]
+
+
+def test_discover_json_lists_every_candidate_with_what_it_matches(
+    living: Path, services: Services, run_cli: Any
+) -> None:
+    result = _discover(run_cli, "--json", "--dry-run")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    known = {(r["arxiv"] or r["id"]): r["known"] for r in rows}
+    assert known == {
+        "2609.11111": None,
+        "doi-10.1234_teams.2026": None,
+        "2610.33333": None,
+        "2501.00001": "alpha",
+        "2610.22222": "E001",
+        "2406.00002": "beta",
+    }
+    assert all(set(r) >= {"arxiv", "title", "score", "known"} for r in rows)
+    new = [r for r in rows if r["known"] is None]
+    assert new[0]["id"] in ("2609.11111", "doi-10.1234_teams.2026")
+    assert new[-1]["id"] == "2610.33333"  # the off-topic one ranks last
+    assert not (living / "screening").exists()
+
+
+def test_a_rerun_is_served_from_the_cache_and_flags_earlier_candidates(
+    living: Path, services: Services, run_cli: Any
+) -> None:
+    assert _discover(run_cli).exit_code == 0
+    asked = len(services.requests)
+    # Act
+    again = _discover(run_cli, "--json")
+    # Assert
+    assert again.exit_code == 0, again.output
+    assert len(services.requests) == asked  # nothing fetched twice
+    rows = json.loads(again.stdout)
+    assert {r["id"]: r["earlier"] for r in rows if r["known"] is None} == {
+        "2609.11111": "2609.11111",
+        "doi-10.1234_teams.2026": "doi-10.1234_teams.2026",
+        "2610.33333": "2610.33333",
+    }
+
+
+def test_arxiv_pages_are_followed_until_total_results(living: Path, services: Services, run_cli: Any) -> None:
+    assert _discover(run_cli, "--source", "arxiv", "--dry-run").exit_code == 0
+    starts = [
+        dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(r).query)).get("start")
+        for r in services.requests
+        if r.startswith("/arxiv/")
+    ]
+    assert starts == ["0", "2"] * 7  # two pages for each of the seven query families
+
+
+def test_openalex_cursor_paging_stops_at_a_null_cursor(living: Path, services: Services, run_cli: Any) -> None:
+    assert _discover(run_cli, "--source", "openalex", "--dry-run").exit_code == 0
+    cursors = [
+        dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(r).query)).get("cursor")
+        for r in services.requests
+        if r.startswith("/openalex/works?") and "cites" in urllib.parse.unquote(r)
+    ]
+    assert cursors == ["*", "Y3Vyc29yLTI="]
+
+
+MANUAL = """\
+- arxiv: "2501.00001v3"
+  title: Something else entirely
+  published: "2026-06-01"
+  url: https://arxiv.org/abs/2501.00001
+  query_family: orchestration
+- arxiv: "2611.44444"
+  title: Training Sub-Agent Spawning with Reinforcement Learning
+  authors: [Gil Maker]
+  published: "2026-11-02"
+  abstract: An orchestrator learns when to spawn sub-agents with multi-agent reinforcement learning.
+  url: https://arxiv.org/abs/2611.44444
+  query_family: orchestration
+  query: arXiv listing cs.MA, November 2026
+"""
+
+
+def test_a_list_made_by_hand_goes_through_the_same_checks(living: Path, run_cli: Any) -> None:
+    (living / "found.yaml").write_text(MANUAL, "utf-8")
+    result = run_cli("discover", "--source", "manual", "--from", "found.yaml", "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [(r["id"], r["known"], r["source"]) for r in rows] == [
+        ("2611.44444", None, "manual"),
+        ("2501.00001", "alpha", "manual"),
+    ]
+    entry = load_path(living / "screening" / "2611.44444.yaml").data
+    assert entry["query"] == "arXiv listing cs.MA, November 2026"
+    assert entry["status"] == "pending"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # shape
+        ("title: x\n", "found.yaml:1:1: (record): the file must be a list of candidates ('- title: ...' items)"),
+        ("- just text\n", "found.yaml:1:3: [0]: each candidate must be a mapping"),
+        # fields
+        (
+            '- arxiv: "2611.1"\n  title: T\n  published: "2026-11-02"\n  url: https://x.org\n  query_family: orchestration\n',
+            "found.yaml:1:3: [0].arxiv: arxiv must be an arXiv id such as \"2508.04652\" (quoted), not '2611.1'",
+        ),
+        (
+            '- arxiv: "2611.44444"\n  title: T\n  published: "2026-11-02"\n  url: https://x.org\n  query_family: orchestrate\n',
+            "found.yaml:5:3: [0].query_family: query_family must be one of multi_agent_llm_rl, credit_assignment, "
+            "orchestration, tool_software_agents, safety, classical_marl, industrial_systems, not 'orchestrate' "
+            "(did you mean 'orchestration'?)",
+        ),
+        (
+            '- arxiv: "2611.44444"\n  title: T\n  published: 2 Nov 2026\n  url: https://x.org\n  query_family: safety\n',
+            "found.yaml:3:3: [0].published: published must be a date written YYYY-MM-DD, not '2 Nov 2026'",
+        ),
+        (
+            '- arxiv: "2611.44444"\n  titel: T\n  published: "2026-11-02"\n  url: https://x.org\n  query_family: safety\n',
+            "found.yaml:2:3: [0].titel: unknown field (did you mean 'title'?); allowed fields are arxiv, doi, "
+            "title, authors, published, abstract, url, query_family, query",
+        ),
+    ],
+)
+def test_a_bad_list_made_by_hand_is_refused_with_its_line(living: Path, run_cli: Any, text: str, message: str) -> None:
+    (living / "found.yaml").write_text(text, "utf-8")
+    result = run_cli("discover", "--from", "found.yaml")
+    assert result.exit_code == 1
+    assert message in result.stdout.splitlines()
+    assert result.stderr.endswith("Nothing was written.\n")
+    assert not (living / "screening").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--since", "May 4"), "Error: --since must be a date written YYYY-MM-DD, not 'May 4'\n"),
+        (("--source", "manual"), "Error: --source manual and --from FILE go together\n"),
+        (("--source", "arxiv", "--from", "x.yaml"), "Error: --source manual and --from FILE go together\n"),
+        (("--from", "nowhere.yaml"), "Error: cannot read nowhere.yaml: no such file\n"),
+    ],
+)
+def test_discover_refuses_bad_options(living: Path, run_cli: Any, args: tuple[str, ...], message: str) -> None:
+    result = run_cli("discover", *args)
+    assert (result.exit_code, result.stderr) == (1, message)
+
+
+def test_offline_discover_says_so_in_one_line(living: Path, run_cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from masrl.living import _net
+
+    monkeypatch.setattr(_net, "PACE_S", dict.fromkeys(_net.PACE_S, 0.0))
+    monkeypatch.setenv("MASRL_ARXIV_API", "http://127.0.0.1:9/api/query")  # nothing listens on the discard port
+    result = _discover(run_cli, "--source", "arxiv")
+    assert result.exit_code == 1
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith("Error: cannot reach arxiv at http://127.0.0.1:9/api/query (")
+    assert "Traceback" not in result.output
+
+
+def test_discover_without_a_protocol_names_the_file(living: Path, run_cli: Any) -> None:
+    (living / "protocol.yaml").unlink()
+    result = _discover(run_cli)
+    assert result.exit_code == 1
+    assert result.stdout.startswith("protocol.yaml:1:1: (record): protocol.yaml not found in ")
+
+
+# ---------------------------------------------------------------------------------------------
+# screen
+
+
+@pytest.fixture
+def queued(living: Path, services: Services, run_cli: Any) -> Path:
+    assert _discover(run_cli).exit_code == 0
+    return living
+
+
+def test_screen_includes_a_candidate_as_a_discovery_scaffold(queued: Path, run_cli: Any) -> None:
+    import datetime as dt
+
+    today = dt.date.today().isoformat()
+    # Act
+    result = run_cli("screen", "2609.11111v1", "--include")
+    # Assert
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        "wrote papers/learning-to-delegate2026.yaml (fill in the empty fields); "
+        "recorded the decision in screening/2609.11111.yaml\n"
+    )
+    record = (queued / "papers" / "learning-to-delegate2026.yaml").read_text("utf-8")
+    for line in ('arxiv: "2609.11111"', "  - Example, Ada", "origin: discovery", f'added: "{today}"', "venue: arXiv"):
+        assert line in record.splitlines(), line
+    entry = load_path(queued / "screening" / "2609.11111.yaml").data
+    assert entry["status"] == "included"
+    assert entry["decision"] == {"date": today, "key": "learning-to-delegate2026"}
+
+
+def test_screen_excludes_a_candidate_with_stage_reasons_and_note(queued: Path, run_cli: Any) -> None:
+    import datetime as dt
+
+    today = dt.date.today().isoformat()
+    result = run_cli(
+        "screen", "2610.33333", "--exclude", "out_of_scope", "--reason", "single_agent",
+        "--stage", "abstract_screen", "--note", "Medical image segmentation, with no LLM agents.",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "wrote exclusions/E003.yaml; recorded the decision in screening/2610.33333.yaml\n"
+    data = load_path(queued / "exclusions" / "E003.yaml").data
+    assert data == {
+        "id": "E003",
+        "source": "arXiv",
+        "query_family": "Multi-agent LLM RL",
+        "label": "Segmenting Medical Scans with Convolutional Networks",
+        "identifier": "arXiv:2610.33333",
+        "url": "https://arxiv.org/abs/2610.33333",
+        "date_screened": today,
+        "stage": "abstract_screen",
+        "reasons": ["out_of_scope", "single_agent"],
+        "origin": "discovery",
+        "added": today,
+        "note": "Medical image segmentation, with no LLM agents.",
+    }
+    entry = load_path(queued / "screening" / "2610.33333.yaml").data
+    assert (entry["status"], entry["decision"]["exclusion"]) == ("excluded", "E003")
+    assert run_cli("validate", "exclusions").exit_code == 0
+
+
+def test_both_decisions_then_validate_sees_only_the_scaffold_to_finish(queued: Path, run_cli: Any) -> None:
+    assert run_cli("screen", "10.1234/teams.2026", "--include", "--key", "teams2026").exit_code == 0
+    assert run_cli("screen", "2610.33333", "--exclude", "out_of_scope", "--note", "No agents at all.").exit_code == 0
+    result = run_cli("validate")
+    files = {line.split(":", 1)[0] for line in result.stdout.splitlines()}
+    assert files == {"papers/teams2026.yaml"}
+
+
+def test_an_interrupted_decision_is_completed_on_the_next_run(queued: Path, run_cli: Any) -> None:
+    # Arrange: the record was written but the session stopped before the queue file was updated.
+    assert run_cli("screen", "2609.11111", "--include").exit_code == 0
+    entry_path = queued / "screening" / "2609.11111.yaml"
+    text = entry_path.read_text("utf-8")
+    entry_path.write_text(text.split("decision:")[0].replace("status: included", "status: pending"), "utf-8")
+    # Act
+    result = run_cli("screen", "2609.11111", "--include")
+    # Assert
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("2609.11111 is already in the corpus as learning-to-delegate2026;")
+    assert sorted(p.name for p in (queued / "papers").glob("learning*")) == ["learning-to-delegate2026.yaml"]
+    assert load_path(entry_path).data["status"] == "included"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("2699.00000", "--include"), "Error: no candidate '2699.00000' in screening/ (give its arXiv id or DOI as discover listed it)\n"),
+        (("2609.11111",), "Error: give either --include or --exclude REASON\n"),
+        (("2609.11111", "--include", "--exclude", "no_rl"), "Error: give either --include or --exclude REASON\n"),
+        (("--include",), "Error: give the candidate's ID with --include or --exclude\n"),
+        (("2609.11111", "--exclude", "no_rl"), "Error: --exclude needs --note: one sentence of your own, at most 200 characters\n"),
+        (("2609.11111", "--exclude", "nope", "--note", "x."), "Error: reason must be one of no_rl, single_agent, no_mas_mechanism, out_of_scope, background_only, superseded, duplicate, insufficient_detail, no_trace_instrumentation, not 'nope'\n"),
+        (("2609.11111", "--exclude", "no_rl", "--stage", "later", "--note", "x."), "Error: --stage must be one of abstract_screen, full_text_screen, artifact_screen, duplicate_screen, not 'later'\n"),
+        (("2609.11111", "--include", "--key", "Bad Key"), "Error: --key must be lower-case letters and digits joined by '-', e.g. 'rema2025', not 'Bad Key'\n"),
+        (("2609.11111", "--include", "--key", "alpha"), "Error: --key 'alpha' is already used by papers/alpha.yaml\n"),
+        (("2609.11111", "--include", "--note", "x."), "Error: --reason, --stage and --note go with --exclude\n"),
+    ],
+)  # fmt: skip
+def test_screen_refuses_bad_decisions_and_writes_nothing(
+    queued: Path, run_cli: Any, args: tuple[str, ...], message: str
+) -> None:
+    before = sorted(p.name for p in (queued / "papers").iterdir()) + sorted(
+        p.name for p in (queued / "exclusions").iterdir()
+    )
+    result = run_cli("screen", *args)
+    assert (result.exit_code, result.stderr) == (1, message)
+    after = sorted(p.name for p in (queued / "papers").iterdir()) + sorted(
+        p.name for p in (queued / "exclusions").iterdir()
+    )
+    assert after == before
+
+
+def test_a_note_that_breaks_the_exclusion_rules_is_refused(queued: Path, run_cli: Any) -> None:
+    result = run_cli("screen", "2610.33333", "--exclude", "no_rl", "--note", "no full stop")
+    assert result.exit_code == 1
+    assert result.stderr == "note: note must be one sentence ending with '.'\nNothing was written.\n"
+    assert not (queued / "exclusions" / "E003.yaml").exists()
+
+
+def test_a_decided_candidate_is_not_decided_twice(queued: Path, run_cli: Any) -> None:
+    assert run_cli("screen", "2610.33333", "--exclude", "no_rl", "--note", "Not agents.").exit_code == 0
+    result = run_cli("screen", "2610.33333", "--include")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: 2610.33333 is already excluded (E003, ")
+
+
+def test_the_interactive_walk_shows_why_and_records_each_answer(queued: Path, run_cli: Any) -> None:
+    # Act: include the first, skip the second, exclude the third (reason 4, default stage), stop.
+    result = run_cli("screen", input="i\ns\ne\n4\n\nNo agents at all.\nq\n")
+    # Assert
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "[1/3] " in out
+    assert "why: " in out
+    assert "score " in out
+    statuses = {p.stem: load_path(p).data["status"] for p in (queued / "screening").glob("*.yaml")}
+    assert sorted(statuses.values()) == ["excluded", "included", "pending"]
+    assert result.stderr.endswith("1 included, 1 excluded, 1 skipped\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# refresh
+
+
+def test_refresh_shows_its_diff_and_writes_nothing(living: Path, services: Services, run_cli: Any) -> None:
+    before = {p.name: p.read_text("utf-8") for p in (living / "papers").iterdir()}
+    result = run_cli("refresh")
+    assert result.exit_code == 0, result.output
+    assert_golden("refresh-diff.txt", result.stdout)
+    assert result.stderr.splitlines()[-1] == "3 of 4 records would change"
+    assert {p.name: p.read_text("utf-8") for p in (living / "papers").iterdir()} == before
+
+
+def test_refresh_write_applies_the_diff_keeping_comments_and_tags(
+    living: Path, services: Services, run_cli: Any
+) -> None:
+    path = living / "papers" / "alpha.yaml"
+    path.write_text(path.read_text("utf-8").replace("venue: arXiv\n", "# where it appeared\nvenue: arXiv\n"), "utf-8")
+    tags_before = {k: v for k, v in load_path(path).data.items() if k not in ("venue", "year", "authors", "more_urls")}
+    # Act
+    result = run_cli("refresh", "alpha", "--write")
+    # Assert
+    assert result.exit_code == 0, result.output
+    text = path.read_text("utf-8")
+    assert "# where it appeared\nvenue: ICML 2026\n" in text
+    data = load_path(path).data
+    assert (data["year"], data["authors"][-1], data["more_urls"]) == (
+        2026,
+        "Poe, Sam",
+        ["https://github.com/example/alpha"],
+    )
+    assert {k: v for k, v in data.items() if k not in ("venue", "year", "authors", "more_urls")} == tags_before
+    assert run_cli("validate", "papers/alpha.yaml").exit_code == 0
+    assert run_cli("refresh", "alpha").stdout == ""  # nothing left to change
+
+
+def test_refresh_of_an_unknown_key_is_refused(living: Path, run_cli: Any) -> None:
+    result = run_cli("refresh", "nope")
+    assert (result.exit_code, result.stderr) == (1, "Error: no paper with key 'nope' in papers/\n")
+
+
+def test_refresh_leaves_out_an_id_another_record_holds(living: Path, services: Services, run_cli: Any) -> None:
+    # Arrange: the arXiv id the title search finds for gamma is already an exclusion's.
+    path = living / "exclusions" / "E002.yaml"
+    path.write_text(path.read_text("utf-8").replace("identifier: DOCS-1", "identifier: arXiv:2302.12345"), "utf-8")
+    # Act
+    result = run_cli("refresh", "gamma")
+    # Assert
+    assert result.exit_code == 0, result.output
+    assert "papers/gamma.yaml: arxiv 2302.12345 left out: E002 already has it" in result.stderr.splitlines()
+    assert "arxiv:" not in result.stdout
+
+
+BOMB = b"""<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>
+<feed xmlns="http://www.w3.org/2005/Atom"><title>&lol2;</title></feed>"""
+ERROR_FEED = b"""<?xml version="1.0" encoding="UTF-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">
+  <opensearch:totalResults>1</opensearch:totalResults>
+  <opensearch:startIndex>0</opensearch:startIndex>
+  <entry>
+    <id>http://arxiv.org/api/errors#incorrect_id_format_for_1234</id>
+    <title>Error</title>
+    <summary>incorrect id format for 1234</summary>
+  </entry>
+</feed>"""
+
+
+@pytest.mark.parametrize(
+    ("feed", "message"),
+    [
+        (b"<feed", "the arXiv API answer is not safe, valid XML"),
+        (BOMB, "the arXiv API answer is not safe, valid XML"),
+        (ERROR_FEED, "the arXiv API refused the query 'q': incorrect id format for 1234"),
+    ],
+)
+def test_bad_arxiv_answers_become_one_line_errors(feed: bytes, message: str) -> None:
+    from masrl.living._sources import SourceError, parse_arxiv_feed
+
+    with pytest.raises(SourceError) as caught:
+        parse_arxiv_feed(feed, None, "q")
+    assert str(caught.value).startswith(message)
+    assert "\n" not in str(caught.value)
+
+
+def test_discover_without_its_extra_says_how_to_install_it(
+    living: Path, run_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sklearn", None)  # what an environment without the extra looks like
+    result = _discover(run_cli)
+    assert (result.exit_code, result.stderr) == (
+        1,
+        "Error: masrl discover needs scikit-learn; install it with: pip install 'masrl[discover]'\n",
+    )
+
+
+def test_a_refused_openalex_key_is_named_but_never_printed(
+    living: Path, services: Services, run_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MASRL_OPENALEX_API", f"{services.base}/locked")
+    monkeypatch.setenv("MASRL_OPENALEX_KEY", "s3cret")
+    result = _discover(run_cli, "--source", "openalex")
+    assert result.exit_code == 1
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith("Error: openalex answered 401 Unauthorized for ")
+    assert "api_key=..." in last
+    assert last.endswith("; OpenAlex may ask for a free API key: set MASRL_OPENALEX_KEY")
+    assert "s3cret" not in result.output
