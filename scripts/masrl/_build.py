@@ -75,6 +75,11 @@ def analyse(root: Path, *, strict: bool = True, snapshot: str | None = None) -> 
     stats = _stats.compute(loaded.corpus)
     if snapshot is None:
         stats["snapshot"] = _stats.totals(loaded.corpus.snapshot())
+    protocol = _protocol(root, loaded.corpus) if strict else None
+    if protocol is not None:
+        from masrl.living._protocol import round_counts
+
+        stats["screening"]["rounds"] = round_counts(loaded.corpus, protocol)
     frame = _stats.papers_frame(loaded.corpus)
     readings = Readings(loaded.corpus, frame, stats)
     outcomes = evaluate_claims(ledger.claims, readings)

@@ -322,6 +322,21 @@ def stats_schema(tax: Taxonomy) -> dict[str, Any]:
                     "by_stage": keyed_counts,
                     "by_reason": keyed_counts,
                     "first_reason": {**keyed_counts, "description": "Exclusions by their first (main) reason."},
+                    "rounds": {
+                        "description": "The same flow per search round of protocol.yaml, then `contributions` "
+                        "(records added by contributors) and `unassigned`; absent without protocol.yaml.",
+                        "type": "object",
+                        "additionalProperties": {
+                            "type": "object",
+                            "properties": {
+                                "identified": {"type": "integer"},
+                                "excluded": {"type": "integer"},
+                                "retained": {"type": "integer"},
+                                "by_stage": keyed_counts,
+                            },
+                            "required": ["identified", "excluded", "retained", "by_stage"],
+                        },
+                    },
                 },
                 "required": ["identified", "excluded", "retained", "by_stage", "by_reason", "first_reason"],
             },
