@@ -202,6 +202,50 @@ MANUAL = """\
 """
 
 
+def test_a_source_without_arxiv_id_or_doi_is_known_by_its_url(living: Path, run_cli: Any) -> None:
+    # Arrange: a product page, new, and one whose url a paper already carries.
+    alpha_url = load_path(living / "papers" / "alpha.yaml").data["url"]
+    (living / "found.yaml").write_text(
+        f"""\
+- title: Multi-agent sessions in the Example Agents documentation
+  published: "2026-06-10"
+  url: https://docs.example.com/agents/multi-agent
+  query_family: industrial_systems
+- title: A page about alpha
+  published: "2026-06-11"
+  url: {alpha_url}
+  query_family: industrial_systems
+""",
+        "utf-8",
+    )
+    # Act
+    found = run_cli("discover", "--source", "manual", "--from", "found.yaml", "--json")
+    excluded = run_cli(
+        "screen",
+        "title-multi-agent-sessions-in-the-example-agents-documentation",
+        "--exclude",
+        "insufficient_detail",
+        "--stage",
+        "artifact_screen",
+        "--note",
+        "The page lists the feature but no orchestration detail.",
+    )
+    # Assert
+    assert found.exit_code == 0, found.output
+    rows = json.loads(found.stdout)
+    assert [(r["id"], r["known"]) for r in rows] == [
+        ("title-multi-agent-sessions-in-the-example-agents-documentation", None),
+        ("title-a-page-about-alpha", "alpha"),
+    ]
+    assert excluded.exit_code == 0, excluded.output
+    written = sorted((living / "exclusions").glob("E*.yaml"))[-1]
+    record = load_path(written).data
+    assert (record["identifier"], record["url"]) == (
+        "https://docs.example.com/agents/multi-agent",
+        "https://docs.example.com/agents/multi-agent",
+    )
+
+
 def test_a_list_made_by_hand_goes_through_the_same_checks(living: Path, run_cli: Any) -> None:
     (living / "found.yaml").write_text(MANUAL, "utf-8")
     result = run_cli("discover", "--source", "manual", "--from", "found.yaml", "--json")

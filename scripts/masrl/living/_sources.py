@@ -328,9 +328,9 @@ def read_manual(path: Path, protocol: Protocol) -> tuple[list[Found], list[Probl
         for name in ("title", "published", "url", "query_family"):
             if not isinstance(item.get(name), str) or not item[name].strip():
                 bad(name, f"{name} is required and must be text")
+        # Without an arXiv id or DOI (documentation, a company blog) the url identifies the
+        # candidate: it is matched against the corpus's urls, and its queue id is made from the title.
         arxiv, doi = item.get("arxiv"), item.get("doi")
-        if arxiv is None and doi is None:
-            bad("title", "give arxiv or doi, so the candidate can be matched against the corpus")
         if arxiv is not None and not (isinstance(arxiv, str) and re.match(ARXIV_PATTERN, arxiv)):
             bad("arxiv", f'arxiv must be an arXiv id such as "2508.04652" (quoted), not {arxiv!r}')
         if doi is not None and not (isinstance(doi, str) and re.match(DOI_PATTERN, doi)):

@@ -165,7 +165,7 @@ def exclude(session: Session, entry: Entry, reasons: list[str], stage: str, note
         "source": SOURCE_NAMES.get(source, "arXiv" if d.get("arxiv") else "search by hand"),
         "query_family": family,
         "label": str(d["title"]),
-        "identifier": f"arXiv:{d['arxiv']}" if d.get("arxiv") else f"doi:{d.get('doi')}",
+        "identifier": _identifier(d),
         "url": str(d["url"]),
         "date_screened": session.today,
         "stage": stage,
@@ -334,3 +334,12 @@ def command(
     if note is None:
         raise MasrlError(f"--exclude needs --note: one sentence of your own, at most {SUMMARY_MAX} characters")
     click.echo(exclude(session, entry, reasons, stage or protocol.stages[0], note))
+
+
+def _identifier(d: dict[str, Any]) -> str:
+    """How an exclusion names its source: the arXiv id, else the DOI, else the url (a docs page, a blog)."""
+    if d.get("arxiv"):
+        return f"arXiv:{d['arxiv']}"
+    if d.get("doi"):
+        return f"doi:{d['doi']}"
+    return str(d["url"])
