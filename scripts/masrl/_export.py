@@ -123,6 +123,8 @@ def paper_dict(p: Paper) -> dict[str, Any]:
         "doi": p.doi,
         "venue": p.venue,
         "urls": list(p.urls),
+        "code": p.code,
+        "pdf": p.pdf,
         "entry_type": p.entry_type,
         "bibtex": dict(p.bibtex),
         "category": p.category,

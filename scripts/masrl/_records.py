@@ -77,6 +77,7 @@ class Paper:
     notes: str | None
     exceptions: Mapping[str, str]
     path: str = ""
+    code: str | None = None  # the official repository
 
     @classmethod
     def from_yaml(cls, data: Mapping[str, Any], path: str = "") -> Paper:
@@ -113,11 +114,17 @@ class Paper:
             notes=data.get("notes"),
             exceptions=dict(data.get("exceptions", {})),
             path=path,
+            code=data.get("code"),
         )
 
     @property
     def first_author(self) -> str:
         return self.authors[0]
+
+    @property
+    def pdf(self) -> str | None:
+        """The PDF link, derived: arXiv entries have one at arxiv.org/pdf/<id>."""
+        return f"https://arxiv.org/pdf/{self.arxiv}" if self.arxiv else None
 
     @property
     def urls(self) -> tuple[str, ...]:

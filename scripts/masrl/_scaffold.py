@@ -356,6 +356,8 @@ def scaffold(candidate: Candidate, key: str, taxonomy: Taxonomy) -> str:
             lines.append("summary:")
         elif name == "notes":
             lines.append("# optional: why the entry carries its tags")
+        elif name == "code":
+            lines.append("# optional: the official code repository, e.g. code: https://github.com/owner/repo")
     return "\n".join(lines) + "\n"
 
 

@@ -141,6 +141,7 @@ PAPER: tuple[Spec, ...] = (
     Spec("venue", "text", "Where it appeared: conference, journal, 'arXiv', 'Blog Post', ...", required=True),
     Spec("url", "url", "Canonical link (http or https).", required=True),
     Spec("more_urls", "url_list", "Further links to the same work."),
+    Spec("code", "url", "The official code repository, if the authors released one (http or https)."),
     Spec("entry_type", "enum", "BibTeX entry type for citations.", required=True, vocab=v.ENTRY_TYPE),
     Spec("bibtex", "mapping", "Extra BibTeX fields for citations.", children=_BIBTEX_FIELDS),
     _tag(v.CATEGORY, "What kind of contribution the entry is."),
