@@ -18,7 +18,7 @@ from masrl._records import load_corpus
 
 CORPUS = load_corpus(REPO).corpus
 FAMILY = {p.key: CORPUS.taxonomy.family_of(p.reward_type) for p in CORPUS.papers}
-PAGE_BUDGET = 300_000  # bytes: the papers page's own HTML, JS and data
+PAGE_BUDGET = 150_000  # bytes: the papers page's own HTML, JS and data
 
 
 @pytest.fixture(scope="module")
@@ -63,8 +63,8 @@ def browser() -> Iterator[Any]:
 class Visit:
     """A page plus everything it did: console errors, requests, dialogs."""
 
-    def __init__(self, browser: Any, base: str) -> None:
-        self.page = browser.new_page(viewport={"width": 1280, "height": 900})
+    def __init__(self, browser: Any, base: str, width: int = 1280) -> None:
+        self.page = browser.new_page(viewport={"width": width, "height": 900})
         self.base = base
         self.errors: list[str] = []
         self.requests: list[str] = []
@@ -122,15 +122,24 @@ def test_papers_page_lists_every_entry(visit: Visit) -> None:
     assert page.text_content(".masrl-count") == "84 of 84 entries"
 
 
+def choose(page: Any, key: str, *values: str) -> None:
+    """Tick *values* in the filter list *key*, as a reader does: open the list, click each box."""
+    facet = f'.masrl-facet[data-k="{key}"]'
+    if page.get_attribute(facet, "open") is None:
+        page.click(f"{facet} > summary")
+    for value in values:
+        page.check(f'{facet} input[value="{value}"]')
+
+
 def test_text_and_family_filter_narrow_the_rows(visit: Visit) -> None:
     page = visit.go("/papers/")
     page.fill('input[name="q"]', "orchestrat")
-    page.select_option('select[name="f"]', "R7")
+    choose(page, "f", "R7")
     expected = [
         p
         for p in CORPUS.papers
         if FAMILY[p.key] == "R7"
-        and "orchestrat" in " ".join((p.title, p.key, p.first_author, p.summary, " ".join(p.authors), p.venue)).lower()
+        and "orchestrat" in " ".join((p.title, p.key, p.summary, " ".join(p.authors), p.venue)).lower()
     ]
     assert len(rows(page)) == len(expected) > 0
     assert page.text_content(".masrl-count") == f"{len(expected)} of 84 entries"
@@ -138,18 +147,63 @@ def test_text_and_family_filter_narrow_the_rows(visit: Visit) -> None:
     assert "q=orchestrat" in page.url
 
 
+def test_a_filter_takes_several_values_any_of(visit: Visit) -> None:
+    page = visit.go("/papers/")
+    choose(page, "u", "orchestrator", "team")
+    expected = {p.title for p in CORPUS.papers if p.credit_unit in ("orchestrator", "team")}
+    assert {r[0] for r in rows(page)} == expected
+    assert "u=orchestrator&u=team" in page.url
+    assert page.text_content('.masrl-facet[data-k="u"] .masrl-facet__value') == "Orchestrator, Team"
+
+
+def test_searching_a_unicode_name_finds_it(visit: Visit) -> None:
+    page = visit.go("/papers/?q=Grégoire")
+    assert [r[0] for r in rows(page)] == [p.title for p in CORPUS.papers if any("Grégoire" in a for a in p.authors)]
+
+
 def test_two_clicks_reach_orchestration_orchestrator_2026(visit: Visit) -> None:
     page = visit.go("/papers/?y=2026")
-    page.select_option('select[name="f"]', "R7")
-    page.select_option('select[name="u"]', "orchestrator")
+    choose(page, "f", "R7")
+    choose(page, "u", "orchestrator")
     expected = {
         p.title for p in CORPUS.papers if FAMILY[p.key] == "R7" and p.credit_unit == "orchestrator" and p.year == 2026
     }
     assert {r[0] for r in rows(page)} == expected
     # the option counts follow the other filters
-    assert page.eval_on_selector('select[name="u"] option[value="orchestrator"]', "o => o.textContent").endswith(
-        f"({len(expected)})"
-    )
+    count = page.text_content('.masrl-facet[data-k="u"] input[value="orchestrator"] ~ .masrl-n')
+    assert count == f" ({len(expected)})"
+
+
+@pytest.mark.parametrize(
+    ("query", "keep"),
+    [
+        # links shared before the filters took several values open the same view
+        ("?u=orchestrator&y=2026", lambda p: p.credit_unit == "orchestrator" and p.year == 2026),
+        ("?f=R7&rl=yes", lambda p: FAMILY[p.key] == "R7" and p.rl == "yes"),
+        (
+            "?o=O5:designed",
+            lambda p: p.subdecisions is not None and getattr(p.subdecisions.get("O5"), "code", "") == "designed",
+        ),
+        ("?s=yes", lambda p: p.strict_credit),
+        # several values, repeated or comma-separated
+        ("?u=orchestrator,team&y=2026", lambda p: p.credit_unit in ("orchestrator", "team") and p.year == 2026),
+    ],
+)
+def test_shared_links_open_the_same_view(visit: Visit, query: str, keep: Any) -> None:
+    page = visit.go("/papers/" + query)
+    assert {r[0] for r in rows(page)} == {p.title for p in CORPUS.papers if keep(p)}
+    assert page.locator(".masrl-notice").is_hidden()
+
+
+@pytest.mark.parametrize("query", ["?u=bogus", "?u=orchestrator&u=bogus", "?sort=nonsense", "?zz=1"])
+def test_unknown_url_values_are_explained_not_silently_empty(visit: Visit, query: str) -> None:
+    page = visit.go("/papers/" + query)
+    notice = page.locator(".masrl-notice")
+    assert notice.is_visible()
+    assert "does not have" in notice.text_content()
+    wanted = query.split("=", 1)[1].split("&")[0] if "bogus" not in query else "bogus"
+    assert wanted in notice.text_content() or "zz" in notice.text_content()
+    assert len(rows(page)) > 0  # the unknown value is left out, not turned into an empty table
 
 
 def test_sorting_by_year_orders_the_rows(visit: Visit) -> None:
@@ -164,13 +218,123 @@ def test_sorting_by_year_orders_the_rows(visit: Visit) -> None:
     assert "sort=y" in page.url
 
 
+def test_sorting_by_venue(visit: Visit) -> None:
+    page = visit.go("/papers/")
+    page.click('th[data-sort="ve"] button')
+    venues = [r[2] for r in rows(page)]
+    assert venues == sorted((p.venue for p in CORPUS.papers), key=str.lower)
+    assert page.get_attribute('th[data-sort="ve"]', "aria-sort") == "ascending"
+
+
 def test_the_url_restores_a_filtered_view(visit: Visit) -> None:
     page = visit.go("/papers/?f=R7&u=orchestrator&y=2026&sort=t&dir=asc")
     titles = [r[0] for r in rows(page)]
     assert titles == sorted(titles, key=str.lower)
     assert len(titles) == 5
-    assert page.input_value('select[name="f"]') == "R7"
-    assert page.input_value('select[name="y"]') == "2026"
+    assert page.is_checked('.masrl-facet[data-k="f"] input[value="R7"]')
+    assert page.is_checked('.masrl-facet[data-k="y"] input[value="2026"]')
+
+
+def test_code_and_pdf_links_in_the_table(visit: Visit) -> None:
+    page = visit.go("/papers/?q=c3")
+    links = page.eval_on_selector_all(
+        ".masrl-table tbody tr td:last-child a", "as => as.map(a => [a.textContent, a.href])"
+    )
+    c3 = next(p for p in CORPUS.papers if p.key == "c3")
+    assert ["PDF", f"https://arxiv.org/pdf/{c3.arxiv}"] in links
+
+
+def _download(page: Any, kind: str) -> str:
+    with page.expect_download() as info:
+        page.click(f'button[data-export="{kind}"]')
+    return Path(info.value.path()).read_text("utf-8")
+
+
+def test_export_bibtex_is_exactly_the_view_in_the_order_shown(visit: Visit, repo_site: Path) -> None:
+    from masrl._export import bib_blocks
+
+    page = visit.go("/papers/?u=orchestrator,agent&sort=t&dir=desc")
+    titles = [r[0] for r in rows(page)]
+    text = _download(page, "bib")
+    blocks = bib_blocks(text)
+    by_title = {p.title: p.key for p in CORPUS.papers}
+    assert list(blocks) == [by_title[t] for t in titles]
+    # every entry is the one the site's papers.bib carries, byte for byte
+    published = bib_blocks((repo_site / "data" / "papers.bib").read_text("utf-8"))
+    for key, block in blocks.items():
+        assert block == published[key], key
+
+
+def test_export_bibtex_of_every_entry_parses_to_unicode_names(visit: Visit) -> None:
+    import bibtexparser
+    from bibtexparser import middlewares as m
+
+    from masrl._bibtex import decode_latex
+
+    page = visit.go("/papers/")
+    library = bibtexparser.parse_string(
+        _download(page, "bib"),
+        append_middleware=[m.SeparateCoAuthors(), m.SplitNameParts(), m.MergeNameParts(style="last")],
+    )
+    assert library.failed_blocks == []
+    names = {e.key: [decode_latex(a) for a in e["author"] if a != "others"] for e in library.entries}
+    assert names["agentdojo2024"][2] == "Balunović, Mislav"
+    assert names == {p.key: list(p.authors) for p in CORPUS.papers}
+
+
+def test_export_csv_is_exactly_the_view_in_the_order_shown(visit: Visit) -> None:
+    import csv
+    import io
+
+    page = visit.go("/papers/?y=2025&sort=ve&dir=asc")
+    shown = [r[0] for r in rows(page)]
+    table = list(csv.DictReader(io.StringIO(_download(page, "csv"))))
+    assert [row["title"] for row in table] == shown
+    first = next(p for p in CORPUS.papers if p.title == shown[0])
+    assert table[0]["key"] == first.key
+    assert table[0]["authors"].split("; ")[0] == first.authors[0]
+    assert table[0]["credit_unit"] == first.credit_unit
+    assert visit.outside() == []
+
+
+def test_the_search_box_shows_a_visible_focus_ring(visit: Visit) -> None:
+    page = visit.go("/papers/")
+    page.focus('input[name="q"]')
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")  # keyboard focus, so :focus-visible applies
+    ring = page.eval_on_selector(
+        'input[name="q"]',
+        "e => { const s = getComputedStyle(e); return [s.outlineStyle, parseFloat(s.outlineWidth)]; }",
+    )
+    assert ring[0] != "none"
+    assert ring[1] >= 2
+
+
+def test_without_javascript_a_notice_explains_and_the_rows_are_listed(browser: Any, repo_site: Path) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    with serve(repo_site) as base:
+        page = context.new_page()
+        page.goto(base + "/papers/")
+        assert "JavaScript is off" in page.text_content("noscript")
+        assert page.locator(".masrl-noscript").is_visible()
+        assert page.locator(".masrl-filterbox").is_hidden()  # no dead controls
+        assert len(rows(page)) == 84
+    context.close()
+
+
+def test_phone_layout_pins_titles_and_folds_the_filters(browser: Any, repo_site: Path) -> None:
+    with serve(repo_site) as base:
+        v = Visit(browser, base, width=390)
+        page = v.go("/papers/")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert page.get_attribute(".masrl-filterbox", "open") is None  # folded: the rows come first
+        box = page.locator(".masrl-scroll")
+        left = page.eval_on_selector(".masrl-scroll", "e => e.getBoundingClientRect().left")
+        box.evaluate("e => { e.scrollLeft = 400; }")
+        title = page.eval_on_selector(".masrl-table tbody td", "e => e.getBoundingClientRect().left")
+        assert abs(title - left) < 1  # the title column stays put while the table scrolls
+        assert v.errors == []
+        v.close()
 
 
 def test_a_paper_page_shows_its_bibtex_with_a_copy_button(visit: Visit) -> None:

@@ -223,13 +223,18 @@ def bib_name(name: str) -> str:
 _NUMBERS = ("volume", "number", "pages")  # written as in BibTeX: 11534--11557 is a range
 
 
+def bib_extras(p: Paper) -> list[tuple[str, str]]:
+    """The record's extra BibTeX fields (journal, pages, ...) as the export writes them."""
+    return [(name, latex_text(value, name not in _NUMBERS)) for name, value in p.bibtex.items()]
+
+
 def bib_entry(p: Paper) -> Any:
     """The BibTeX entry of *p* as a bibtexparser Entry keyed by the record key."""
     from bibtexparser.model import Entry, Field
 
     authors = " and ".join(bib_name(a) for a in p.authors) + (" and others" if p.et_al else "")
     fields = [Field("title", "{" + latex_text(p.title) + "}"), Field("author", authors), Field("year", str(p.year))]
-    fields += [Field(name, latex_text(value, name not in _NUMBERS)) for name, value in p.bibtex.items()]
+    fields += [Field(name, value) for name, value in bib_extras(p)]
     if p.entry_type == "misc" and "howpublished" not in p.bibtex:
         fields.append(Field("howpublished", "; ".join(f"\\url{{{u}}}" for u in p.urls)))
     if p.doi:

@@ -44,6 +44,10 @@ TABLE_FIELDS = {
 }
 
 
+# Tag columns of the papers table, in order; the sub-decision column follows the topology.
+TABLE_COLUMNS = (v.CATEGORY, v.RL, v.REWARD_FAMILY, v.CREDIT_UNIT, v.TOPOLOGY, v.SCENARIO)
+
+
 def html(text: Any) -> str:
     """*text* escaped for an HTML context."""
     return str(escape(str(text)))
@@ -138,7 +142,8 @@ def render_site(analysis: Any, specs: list[Any], traces: dict[str, Any] | None, 
         "papers-index.md.j2",
         table=_table_data(corpus, family, labels, tax),
         per_page=PAPERS_PER_PAGE,
-        server_rows=corpus.papers[:SERVER_ROWS_MAX],
+        columns=_table_columns(tax),
+        server_rows=[_server_row(p, family, labels) for p in corpus.papers[:SERVER_ROWS_MAX]],
     )
     by_family: dict[str, list[Paper]] = {}
     by_unit: dict[str, list[Paper]] = {}
@@ -214,25 +219,113 @@ def _tags(p: Paper, family: dict[str, str], labels: dict[str, dict[str, str]]) -
 
 
 def _table_data(corpus: Any, family: dict[str, str], labels: dict[str, dict[str, str]], tax: Any) -> dict[str, Any]:
-    """The papers table's data: rows plus the vocabulary (ids in order, with labels)."""
+    """The papers table's data: a row per paper and the filters, with their labels and values.
+
+    assets/papers.js knows no field or value by name: every filter (its URL key, label, kind and
+    values) comes from here, so a field added to the taxonomy shows up without touching the script.
+    Row keys are short because the page carries the data inline; empty values are left out.
+    """
+    from masrl._export import bib_extras, bib_name, latex_text
+
     rows = []
     for p in corpus.papers:
-        row = {
-            "k": p.key,
-            "t": p.title,
-            "a": p.first_author + (" et al." if p.et_al or len(p.authors) > 1 else ""),
-            "y": p.year,
-            "s": p.strict_credit,
-            "o": {o: s.code for o, s in (p.subdecisions or {}).items()},
-            "x": " ".join((p.summary, " ".join(p.authors), p.venue)),
-        }
+        row: dict[str, Any] = {"k": p.key, "t": p.title, "au": list(p.authors), "y": p.year, "ve": p.venue}
         for name, short in TABLE_FIELDS.items():
             row[short] = family[p.key] if name == v.REWARD_FAMILY else p.tag(name)
+        optional = {
+            "ea": p.et_al,
+            "s": p.strict_credit,
+            "o": {o: s.code for o, s in (p.subdecisions or {}).items()},
+            "x": p.summary,
+            "ax": p.arxiv,
+            "d": p.doi,
+            "w": p.url,
+            "mw": list(p.more_urls),
+            "cd": p.code,
+            "et": p.entry_type,
+            # extra BibTeX fields, already escaped as the export writes them
+            "b": [list(pair) for pair in bib_extras(p)],
+            # title and names as BibTeX spells them, only where that differs from the text
+            "bt": latex_text(p.title) if latex_text(p.title) != p.title else None,
+            "ba": [bib_name(a) for a in p.authors] if any(bib_name(a) != a for a in p.authors) else None,
+        }
+        row.update({key: value for key, value in optional.items() if value})
         rows.append(row)
-    vocab = {short: [[x.id, x.label] for x in tax[name].values] for name, short in TABLE_FIELDS.items()}
-    vocab["o"] = [[x.id, x.label] for x in tax[v.SUBDECISION].values]
-    vocab["oc"] = [[x.id, x.label] for x in tax[v.SUBDECISION_CODE].values]
-    return {"rows": rows, "vocab": vocab, "years": sorted({p.year for p in corpus.papers}, reverse=True)}
+    filters: list[dict[str, Any]] = [
+        {
+            "k": short,
+            "name": name,
+            "label": tax[name].label,
+            "kind": "eq",
+            "values": [[x.id, x.label] for x in tax[name].values],
+        }
+        for name, short in TABLE_FIELDS.items()
+    ]
+    for f in filters:
+        if f["name"] == v.REWARD_FAMILY:
+            # the table shows R1..R8 (the label is the cell's tooltip) and n/a
+            f["cells"] = {x.id: x.label if x.id == v.NA else x.id for x in tax[name].values}
+    extra: dict[str, dict[str, Any]] = {
+        "s": {
+            "k": "s",
+            "name": "strict_credit",
+            "label": "Strict credit",
+            "kind": "flag",
+            "values": [["yes", "strict only"], ["no", "not strict"]],
+            "mark": {"column": TABLE_FIELDS.get(v.CREDIT_UNIT), "text": " (strict)"},
+        },
+        "o": {
+            "k": "o",
+            "name": "subdecisions",
+            "label": "Sub-decision",
+            "kind": "sub",
+            "values": [
+                [f"{o.id}:{code}", f"{o.label} — {code_label}"]
+                for o in tax[v.SUBDECISION].values
+                for code, code_label in [
+                    ("any", "any"),
+                    *((c.id, c.label.lower()) for c in tax[v.SUBDECISION_CODE].values),
+                ]
+            ],
+        },
+    }
+    # Strict credit sits after the credit unit, sub-decisions after the topology; else at the end.
+    for after, key in ((TABLE_FIELDS.get(v.CREDIT_UNIT), "s"), (TABLE_FIELDS.get(v.TOPOLOGY), "o")):
+        at = next((i + 1 for i, f in enumerate(filters) if f["k"] == after), len(filters))
+        filters.insert(at, extra[key])
+    years = sorted({p.year for p in corpus.papers}, reverse=True)
+    filters.append(
+        {"k": "y", "name": "year", "label": "Year", "kind": "eq", "values": [[str(y), str(y)] for y in years]}
+    )
+    return {"rows": rows, "filters": filters}
+
+
+def _table_columns(tax: Any) -> list[tuple[str, str]]:
+    """(data key, heading) of every column of the papers table, in order."""
+    columns = [("t", "Title"), ("y", "Year"), ("ve", "Venue")]
+    for name in TABLE_COLUMNS:
+        heading = "Family" if name == v.REWARD_FAMILY else tax[name].label
+        columns.append((TABLE_FIELDS[name], heading))
+        if name == v.TOPOLOGY:
+            columns.append(("o", "Sub-decisions"))
+    columns.append(("links", "Links"))
+    return columns
+
+
+def _server_row(p: Paper, family: dict[str, str], labels: dict[str, dict[str, str]]) -> dict[str, str]:
+    """The cells of *p* in the table rendered for readers without JavaScript, as escaped HTML."""
+    cells = {
+        "t": f'<a href="{html(p.key)}/">{html(p.title)}</a>',
+        "y": str(p.year),
+        "ve": html(p.venue),
+        "o": " ".join(f"{o}{sub.code[:1].upper()}" for o, sub in (p.subdecisions or {}).items()),
+        "links": " ".join(f'<a href="{html(u)}">{name}</a>' for name, u in (("PDF", p.pdf), ("code", p.code)) if u),
+    }
+    for name in TABLE_COLUMNS:
+        value = family[p.key] if name == v.REWARD_FAMILY else p.tag(name)
+        text = value if name == v.REWARD_FAMILY and value != v.NA else labels[name][value]
+        cells[TABLE_FIELDS[name]] = html(text)
+    return cells
 
 
 def _crosstab_views(stats: dict[str, Any], labels: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
