@@ -18,8 +18,18 @@
   if (!root || !dataNode) return;
 
   var data = JSON.parse(dataNode.textContent);
-  var rows = data.rows;
   var filters = data.filters;
+  // Rows arrive without their empty keys (the page carries them inline); give every row the same
+  // keys in the same order, so the engine reads them the fast way, the same for every row.
+  var KEYS = ["k", "t", "au", "y", "ve", "ea", "s", "o", "x", "ax", "d", "w", "mw", "cd", "et", "b", "bt", "ba"];
+  filters.forEach(function (f) { if (KEYS.indexOf(f.k) === -1) KEYS.push(f.k); });
+  var rows = data.rows.map(function (raw) {
+    var row = {};
+    for (var i = 0; i < KEYS.length; i++) row[KEYS[i]] = raw[KEYS[i]];
+    row._text = "";
+    row._v = null;
+    return row;
+  });
   var perPage = parseInt(root.getAttribute("data-per-page"), 10) || 100;
   var box = root.querySelector(".masrl-filterbox");
   var form = root.querySelector(".masrl-filters");
@@ -59,25 +69,17 @@
     return [String(row[f.k])];
   }
 
-  // Pre-compute, once, each row's lower-case search text and its values under every filter.
+  // Pre-compute, once, each row's lower-case search text and, per filter, the positions (in the
+  // filter's value list) of the values it satisfies: filtering then compares small integers.
   rows.forEach(function (row) {
     row._text = [row.t, row.k, row.au.join(" "), row.ve, row.x || ""].join(" ").toLowerCase();
-    row._v = filters.map(function (f) { return valuesOf(row, f); });
+    row._v = filters.map(function (f) {
+      return valuesOf(row, f).map(function (v) { return f.rank[v]; }).filter(function (j) { return j !== undefined; });
+    });
   });
 
   var state = { q: "", sort: "", dir: "asc", page: 1, chosen: filters.map(function () { return {}; }) };
-
-  function anyChosen(i) {
-    for (var v in state.chosen[i]) return true;
-    return false;
-  }
-
-  function passes(row, i) {
-    var chosen = state.chosen[i];
-    var values = row._v[i];
-    for (var j = 0; j < values.length; j++) if (chosen[values[j]]) return true;
-    return false;
-  }
+  var view = [];  // the rows shown, in order: what the export buttons write
 
   function words() {
     return state.q.toLowerCase().split(/\s+/).filter(Boolean);
@@ -88,10 +90,19 @@
   function evaluate() {
     var w = words();
     var on = [];
-    filters.forEach(function (f, i) { if (anyChosen(i)) on.push(i); });
+    var flags = filters.map(function (f, i) {
+      var set = new Uint8Array(f.values.length);
+      var any = false;
+      for (var v in state.chosen[i]) {
+        if (v in f.rank) { set[f.rank[v]] = 1; any = true; }
+      }
+      if (any) on.push(i);
+      return set;
+    });
     var list = [];
-    var counts = filters.map(function () { return {}; });
-    var totals = filters.map(function () { return 0; });
+    var counts = filters.map(function (f) { return new Int32Array(f.values.length); });
+    var totals = new Int32Array(filters.length);
+    var nf = filters.length;
     for (var r = 0; r < rows.length; r++) {
       var row = rows[r];
       var ok = true;
@@ -102,15 +113,20 @@
       var failed = -1;
       var fails = 0;
       for (var k = 0; k < on.length && fails < 2; k++) {
-        if (!passes(row, on[k])) { failed = on[k]; fails++; }
+        var idx = row._v[on[k]];
+        var set = flags[on[k]];
+        var hit = false;
+        for (var m = 0; m < idx.length; m++) if (set[idx[m]]) { hit = true; break; }
+        if (!hit) { failed = on[k]; fails++; }
       }
       if (fails > 1) continue;
       if (fails === 0) list.push(row);
-      for (var i = 0; i < filters.length; i++) {
+      for (var i = 0; i < nf; i++) {
         if (fails === 1 && i !== failed) continue;
         totals[i]++;
         var values = row._v[i];
-        for (var j = 0; j < values.length; j++) counts[i][values[j]] = (counts[i][values[j]] || 0) + 1;
+        var c = counts[i];
+        for (var j = 0; j < values.length; j++) c[values[j]]++;
       }
     }
     return { list: list, counts: counts, totals: totals };
@@ -193,7 +209,7 @@
       var names = [];
       f.boxes.forEach(function (box, j) {
         var id = f.values[j][0];
-        var c = result.counts[i][id] || 0;
+        var c = result.counts[i][j];
         box.checked = Boolean(chosen[id]);
         f.counts[j].textContent = " (" + c + ")";
         box.parentNode.classList.toggle("masrl-empty", c === 0 && !chosen[id]);
@@ -350,54 +366,106 @@
 
   // -- export of the current view
 
+  // The entry `masrl export bib` writes for the row (a test compares them byte for byte): title
+  // and names as BibTeX spells them (bt, ba: only where that differs), the record's extra fields
+  // already escaped (b), then the identifiers.
   function bibEntry(row) {
-    var authors = (row.ba || row.au).join(" and ") + (row.ea ? " and others" : "");
-    var fields = [["title", "{" + (row.bt || row.t) + "}"], ["author", authors], ["year", String(row.y)]];
-    var extra = row.b || [];
-    fields = fields.concat(extra);
-    var hasHow = extra.some(function (pair) { return pair[0] === "howpublished"; });
-    if (row.et === "misc" && !hasHow) {
-      fields.push(["howpublished", [row.w].concat(row.mw || []).map(function (u) { return "\\url{" + u + "}"; }).join("; ")]);
+    var out = "@" + (row.et || "misc") + "{" + row.k + ",\n\ttitle = {{" + (row.bt || row.t) + "}},\n\tauthor = {" +
+      (row.ba || row.au).join(" and ") + (row.ea ? " and others" : "") + "},\n\tyear = {" + row.y + "}";
+    var extra = row.b;
+    var hasHow = false;
+    if (extra) {
+      for (var i = 0; i < extra.length; i++) {
+        out += ",\n\t" + extra[i][0] + " = {" + extra[i][1] + "}";
+        if (extra[i][0] === "howpublished") hasHow = true;
+      }
     }
-    if (row.d) fields.push(["doi", row.d]);
-    if (row.ax) fields.push(["eprint", row.ax], ["archiveprefix", "arXiv"]);
-    fields.push(["url", row.w]);
-    return "@" + (row.et || "misc") + "{" + row.k + ",\n" +
-      fields.map(function (pair) { return "\t" + pair[0] + " = {" + pair[1] + "}"; }).join(",\n") + "\n}\n";
+    if (row.et === "misc" && !hasHow) {
+      var urls = "\\url{" + row.w + "}";
+      if (row.mw) for (var j = 0; j < row.mw.length; j++) urls += "; \\url{" + row.mw[j] + "}";
+      out += ",\n\thowpublished = {" + urls + "}";
+    }
+    if (row.d) out += ",\n\tdoi = {" + row.d + "}";
+    if (row.ax) out += ",\n\teprint = {" + row.ax + "},\n\tarchiveprefix = {arXiv}";
+    return out + ",\n\turl = {" + row.w + "}\n}\n";
   }
 
+  // Text built from many lines, joined every few hundred lines: the pieces then die young, which
+  // keeps the garbage collector's work small on 10,000 rows.
+  function Chunks(first, separator) {
+    this.done = first === null ? [] : [first];
+    this.lines = [];
+    this.separator = separator;
+  }
+  Chunks.prototype.push = function (line) {
+    this.lines.push(line);
+    if (this.lines.length === 256) {
+      this.done.push(this.lines.join(this.separator));
+      this.lines = [];
+    }
+  };
+  Chunks.prototype.text = function () {
+    if (this.lines.length) this.done.push(this.lines.join(this.separator));
+    this.lines = [];
+    return this.done.join(this.separator);
+  };
+
+  // RFC 4180: a cell with a quote, comma or line break is quoted, its quotes doubled.
   function csvCell(value) {
-    var text = value === undefined || value === null ? "" : String(value);
-    return /[",\n\r]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+    if (value === undefined || value === null) return "";
+    var text = "" + value;
+    if (text.indexOf(",") === -1 && text.indexOf('"') === -1 && text.indexOf("\n") === -1 && text.indexOf("\r") === -1) {
+      return text;
+    }
+    return '"' + text.split('"').join('""') + '"';
   }
 
+  // Columns: key, title, authors, year, venue, then one per filter of the data (tag fields and
+  // flags, by value id), the sub-decisions ("O1:learned O3:designed"), identifiers and links.
+  // Tag cells are looked up by the value positions computed at load (row._v), not by name.
   function csv(list) {
-    var tagFilters = filters.filter(function (f) { return f.kind !== "sub" && f.k !== "y"; });
-    var head = ["key", "title", "authors", "year", "venue"]
-      .concat(tagFilters.map(function (f) { return f.name; }))
-      .concat(["subdecisions", "arxiv", "doi", "url", "code", "pdf"]);
-    var lines = [head.join(",")];
-    list.forEach(function (row) {
-      var cells = [row.k, row.t, row.au.join("; ") + (row.ea ? "; et al." : ""), row.y, row.ve];
-      tagFilters.forEach(function (f) {
-        cells.push(f.kind === "flag" ? (row[f.k] ? "yes" : "no") : row[f.k]);
-      });
-      cells.push(
-        Object.keys(row.o || {}).sort().map(function (o) { return o + ":" + row.o[o]; }).join(" "),
-        row.ax, row.d, row.w, row.cd, row.ax ? "https://arxiv.org/pdf/" + row.ax : ""
-      );
-      lines.push(cells.map(csvCell).join(","));
+    var tags = [];
+    var sub = -1;
+    filters.forEach(function (f, i) {
+      if (f.kind === "sub") sub = i;
+      else if (f.k !== "y") tags.push(i);
     });
-    return lines.join("\r\n") + "\r\n";
-  }
-
-  function currentList() {
-    return sorted(evaluate().list);
+    var cellOf = filters.map(function (f) {
+      return f.values.map(function (pair) {
+        return f.kind === "sub" && /:any$/.test(pair[0]) ? "" : csvCell(pair[0]);
+      });
+    });
+    var head = ["key", "title", "authors", "year", "venue"]
+      .concat(tags.map(function (i) { return filters[i].name; }))
+      .concat(sub >= 0 ? [filters[sub].name] : [])
+      .concat(["arxiv", "doi", "url", "code", "pdf"]);
+    var lines = new Chunks(head.join(","), "\r\n");
+    for (var r = 0; r < list.length; r++) {
+      var row = list[r];
+      var line = csvCell(row.k) + "," + csvCell(row.t) + "," + csvCell(row.au.join("; ") + (row.ea ? "; et al." : "")) +
+        "," + row.y + "," + csvCell(row.ve);
+      for (var t = 0; t < tags.length; t++) line += "," + cellOf[tags[t]][row._v[tags[t]][0]];
+      if (sub >= 0) {
+        var codes = "";
+        var at = row._v[sub];
+        for (var j = 0; j < at.length; j++) {
+          var code = cellOf[sub][at[j]];
+          if (code) codes += (codes ? " " : "") + code;
+        }
+        line += "," + codes;
+      }
+      line += "," + csvCell(row.ax) + "," + csvCell(row.d) + "," + csvCell(row.w) + "," + csvCell(row.cd) + "," +
+        (row.ax ? "https://arxiv.org/pdf/" + row.ax : "");
+      lines.push(line);
+    }
+    return lines.text() + "\r\n";
   }
 
   function exportText(kind) {
-    var list = currentList();
-    return kind === "bib" ? list.map(bibEntry).join("\n") : csv(list);
+    if (kind !== "bib") return csv(view);
+    var entries = new Chunks(null, "\n");
+    for (var i = 0; i < view.length; i++) entries.push(bibEntry(view[i]));
+    return entries.text();
   }
 
   function download(kind) {
@@ -417,7 +485,8 @@
 
   function update() {
     var result = evaluate();
-    renderRows(sorted(result.list));
+    view = sorted(result.list);
+    renderRows(view);
     renderFacets(result);
     renderHeaders();
     writeUrl();
