@@ -410,14 +410,17 @@
     return this.done.join(this.separator);
   };
 
-  // RFC 4180: a cell with a quote, comma or line break is quoted, its quotes doubled.
-  function csvCell(value) {
-    if (value === undefined || value === null) return "";
+  // RFC 4180. Free text is always quoted (one scan for quotes, which are doubled); vocabulary ids
+  // are quoted only if they hold a comma, quote or line break.
+  function quoted(value) {
+    if (value === undefined || value === null || value === "") return "";
     var text = "" + value;
-    if (text.indexOf(",") === -1 && text.indexOf('"') === -1 && text.indexOf("\n") === -1 && text.indexOf("\r") === -1) {
-      return text;
-    }
-    return '"' + text.split('"').join('""') + '"';
+    return '"' + (text.indexOf('"') === -1 ? text : text.split('"').join('""')) + '"';
+  }
+
+  function csvCell(value) {
+    var text = value === undefined || value === null ? "" : "" + value;
+    return /[",\n\r]/.test(text) ? quoted(text) : text;
   }
 
   // Columns: key, title, authors, year, venue, then one per filter of the data (tag fields and
@@ -442,8 +445,8 @@
     var lines = new Chunks(head.join(","), "\r\n");
     for (var r = 0; r < list.length; r++) {
       var row = list[r];
-      var line = csvCell(row.k) + "," + csvCell(row.t) + "," + csvCell(row.au.join("; ") + (row.ea ? "; et al." : "")) +
-        "," + row.y + "," + csvCell(row.ve);
+      var line = csvCell(row.k) + "," + quoted(row.t) + "," + quoted(row.au.join("; ") + (row.ea ? "; et al." : "")) +
+        "," + row.y + "," + quoted(row.ve);
       for (var t = 0; t < tags.length; t++) line += "," + cellOf[tags[t]][row._v[tags[t]][0]];
       if (sub >= 0) {
         var codes = "";
@@ -454,7 +457,7 @@
         }
         line += "," + codes;
       }
-      line += "," + csvCell(row.ax) + "," + csvCell(row.d) + "," + csvCell(row.w) + "," + csvCell(row.cd) + "," +
+      line += "," + csvCell(row.ax) + "," + quoted(row.d) + "," + quoted(row.w) + "," + quoted(row.cd) + "," +
         (row.ax ? "https://arxiv.org/pdf/" + row.ax : "");
       lines.push(line);
     }
