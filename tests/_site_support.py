@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
 import shutil
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from masrl._browser import chromium_executable, launch_args, serve
 
-__all__ = ["CHROMIUM_ARGS", "REPO", "copy_site_frame", "mkdocs_build", "require_browser", "serve"]
+__all__ = ["CHROMIUM_ARGS", "REPO", "copy_site_frame", "mkdocs_build", "require_browser", "serve", "serve_like_pages"]
 
 REPO = Path(__file__).resolve().parents[1]
 SITE_FILES = ("mkdocs.yml", "hooks.py", "overrides", "docs/assets", "docs/tags.md")
@@ -49,3 +54,41 @@ def mkdocs_build(root: Path, out: Path) -> subprocess.CompletedProcess[str]:
         env=env,
         check=False,
     )
+
+
+class _PagesHandler(http.server.SimpleHTTPRequestHandler):
+    """Like a static host (GitHub Pages): a missing path gets the site's 404.html with status 404."""
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        page = Path(self.directory) / self.server.prefix.strip("/") / "404.html"  # type: ignore[attr-defined]
+        if code != 404 or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def serve_like_pages(site: Path, prefix: str, scratch: Path) -> Iterator[str]:
+    """Serve *site* under the sub-path *prefix* (``/masrl/``) on loopback, with 404.html for missing
+    paths; yields the base URL including the prefix. *scratch* holds the copy that adds the prefix."""
+    root = scratch / "served"
+    if not (root / prefix.strip("/")).exists():
+        shutil.copytree(site, root / prefix.strip("/"))
+    handler = functools.partial(_PagesHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.prefix = prefix  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{prefix.rstrip('/')}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -7,8 +7,19 @@ import io
 import json
 from typing import Any
 
+import pytest
+
 from conftest import FIXTURES, REPO
-from masrl._export import EXCLUSION_COLUMNS, PAPER_COLUMNS, exclusions_csv, papers_csv, parse_exclusion_reason
+from masrl._bibtex import decode_latex
+from masrl._export import (
+    EXCLUSION_COLUMNS,
+    PAPER_COLUMNS,
+    bib_name,
+    exclusions_csv,
+    latex_text,
+    papers_csv,
+    parse_exclusion_reason,
+)
 from masrl._records import load_corpus
 
 CORPUS = load_corpus(REPO).corpus
@@ -29,7 +40,9 @@ def test_papers_csv_round_trips_every_reference_fact() -> None:
     assert set(ours) == set(reference)
     for key, row in reference.items():
         for column, value in row.items():
-            assert ours[key][column] == value, (key, column)
+            # The reference spells a few names in LaTeX (Gr\\'{e}goire); records hold them in Unicode.
+            expected = decode_latex(value) if "\\" in value else value
+            assert ours[key][column] == expected, (key, column)
 
 
 def test_exclusions_csv_round_trips_every_reference_fact() -> None:
@@ -91,3 +104,38 @@ def test_json_export_reads_back(run_cli: Any, monkeypatch: Any) -> None:
     assert c3["reward_family"] == "R1"
     assert c3["credit_unit"] == "message"
     assert c3["strict_credit"] is True
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # BibTeX and LaTeX specials
+        "Q&A for 50% of $5 budgets, #1 on R_1",
+        "braces {kept} and a back\\slash",
+        "a tilde ~ between",
+        # ligatures LaTeX would merge
+        "A--B and C---D",
+        "''quoted'' and ``quoted``",
+        # Unicode stays as written
+        "Gavenčiak, Tomáš – “AI–AI” ß",
+    ],
+)
+def test_bibtex_text_parses_back_to_the_same_unicode(text: str) -> None:
+    import bibtexparser
+
+    entry = "@misc{k, title = {" + latex_text(text) + "}, year = {2024}}"
+    library = bibtexparser.parse_string(entry)
+    assert library.failed_blocks == []
+    assert decode_latex(library.entries[0]["title"]) == text
+
+
+@pytest.mark.parametrize(
+    ("name", "written"),
+    [
+        ("Balunović, Mislav", "Balunović, Mislav"),
+        ("Kimi Team", "{Kimi Team}"),  # a team stays whole instead of becoming 'Team, Kimi'
+        ("Barnes & Noble", "{Barnes \\& Noble}"),
+    ],
+)
+def test_bib_names(name: str, written: str) -> None:
+    assert bib_name(name) == written

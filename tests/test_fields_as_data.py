@@ -89,6 +89,19 @@ def test_new_field_reaches_schema_stats_exports_readme_and_site(with_modality: P
     statistics = (with_modality / "site" / "docs" / "statistics.md").read_text("utf-8")
     assert "### Modality" in statistics
     assert "| Vision `vision` | 2 |" in statistics
+    # The papers table filters on it ("any of") and shows it as a column.
+    page = (with_modality / "site" / "docs" / "papers" / "index.md").read_text("utf-8")
+    data = json.loads(page.split('id="masrl-paper-data">', 1)[1].split("</script>", 1)[0])
+    modality = next(f for f in data["filters"] if f["name"] == "modality")
+    assert (modality["k"], modality["kind"], modality["values"]) == (
+        "modality",
+        "list",
+        [["text", "Text only"], ["vision", "Vision"]],
+    )
+    assert {r["k"]: r["modality"] for r in data["rows"]}["beta"] == ["text", "vision"]
+    assert ">Modality<" in page
+    family = next(f for f in data["filters"] if f["name"] == "reward_family")
+    assert family["cells"] == {**{f"R{i}": f"R{i}" for i in range(1, 9)}, "NA": "n/a"}
 
 
 def test_new_field_can_be_crossed_with_another(with_modality: Path, run_cli: Any) -> None:

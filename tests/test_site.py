@@ -9,16 +9,17 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from _site_support import CHROMIUM_ARGS, REPO, copy_site_frame, mkdocs_build, require_browser, serve
+from _site_support import CHROMIUM_ARGS, REPO, copy_site_frame, mkdocs_build, require_browser, serve, serve_like_pages
 from masrl._records import load_corpus
 
 CORPUS = load_corpus(REPO).corpus
 FAMILY = {p.key: CORPUS.taxonomy.family_of(p.reward_type) for p in CORPUS.papers}
-PAGE_BUDGET = 300_000  # bytes: the papers page's own HTML, JS and data
+SITE_URL = "https://masrl.github.io/masrl/"  # site_url's default in site/mkdocs.yml
+PAGE_BUDGET = 150_000  # bytes: the papers page's own HTML, JS and data
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +43,10 @@ def test_papers_page_weight_is_within_budget(repo_site: Path) -> None:
 
 
 def test_no_page_references_an_outside_host_for_assets(repo_site: Path) -> None:
-    asset = re.compile(r"""<(?:script|link|img)\b[^>]*(?:src|href)=["'](https?:)?//(?!127\.0\.0\.1)""")
+    # a canonical link names the page's published address; browsers do not fetch it
+    asset = re.compile(
+        r"""<(?:script|link(?![^>]*rel="canonical")|img)\b[^>]*(?:src|href)=["'](https?:)?//(?!127\.0\.0\.1)"""
+    )
     for page in repo_site.rglob("*.html"):
         text = page.read_text("utf-8")
         assert "fonts.googleapis" not in text, page
@@ -63,8 +67,8 @@ def browser() -> Iterator[Any]:
 class Visit:
     """A page plus everything it did: console errors, requests, dialogs."""
 
-    def __init__(self, browser: Any, base: str) -> None:
-        self.page = browser.new_page(viewport={"width": 1280, "height": 900})
+    def __init__(self, browser: Any, base: str, width: int = 1280) -> None:
+        self.page = browser.new_page(viewport={"width": width, "height": 900})
         self.base = base
         self.errors: list[str] = []
         self.requests: list[str] = []
@@ -122,15 +126,24 @@ def test_papers_page_lists_every_entry(visit: Visit) -> None:
     assert page.text_content(".masrl-count") == "84 of 84 entries"
 
 
+def choose(page: Any, key: str, *values: str) -> None:
+    """Tick *values* in the filter list *key*, as a reader does: open the list, click each box."""
+    facet = f'.masrl-facet[data-k="{key}"]'
+    if page.get_attribute(facet, "open") is None:
+        page.click(f"{facet} > summary")
+    for value in values:
+        page.check(f'{facet} input[value="{value}"]')
+
+
 def test_text_and_family_filter_narrow_the_rows(visit: Visit) -> None:
     page = visit.go("/papers/")
     page.fill('input[name="q"]', "orchestrat")
-    page.select_option('select[name="f"]', "R7")
+    choose(page, "f", "R7")
     expected = [
         p
         for p in CORPUS.papers
         if FAMILY[p.key] == "R7"
-        and "orchestrat" in " ".join((p.title, p.key, p.first_author, p.summary, " ".join(p.authors), p.venue)).lower()
+        and "orchestrat" in " ".join((p.title, p.key, p.summary, " ".join(p.authors), p.venue)).lower()
     ]
     assert len(rows(page)) == len(expected) > 0
     assert page.text_content(".masrl-count") == f"{len(expected)} of 84 entries"
@@ -138,18 +151,63 @@ def test_text_and_family_filter_narrow_the_rows(visit: Visit) -> None:
     assert "q=orchestrat" in page.url
 
 
+def test_a_filter_takes_several_values_any_of(visit: Visit) -> None:
+    page = visit.go("/papers/")
+    choose(page, "u", "orchestrator", "team")
+    expected = {p.title for p in CORPUS.papers if p.credit_unit in ("orchestrator", "team")}
+    assert {r[0] for r in rows(page)} == expected
+    assert "u=orchestrator&u=team" in page.url
+    assert page.text_content('.masrl-facet[data-k="u"] .masrl-facet__value') == "Orchestrator, Team"
+
+
+def test_searching_a_unicode_name_finds_it(visit: Visit) -> None:
+    page = visit.go("/papers/?q=Grégoire")
+    assert [r[0] for r in rows(page)] == [p.title for p in CORPUS.papers if any("Grégoire" in a for a in p.authors)]
+
+
 def test_two_clicks_reach_orchestration_orchestrator_2026(visit: Visit) -> None:
     page = visit.go("/papers/?y=2026")
-    page.select_option('select[name="f"]', "R7")
-    page.select_option('select[name="u"]', "orchestrator")
+    choose(page, "f", "R7")
+    choose(page, "u", "orchestrator")
     expected = {
         p.title for p in CORPUS.papers if FAMILY[p.key] == "R7" and p.credit_unit == "orchestrator" and p.year == 2026
     }
     assert {r[0] for r in rows(page)} == expected
     # the option counts follow the other filters
-    assert page.eval_on_selector('select[name="u"] option[value="orchestrator"]', "o => o.textContent").endswith(
-        f"({len(expected)})"
-    )
+    count = page.text_content('.masrl-facet[data-k="u"] input[value="orchestrator"] ~ .masrl-n')
+    assert count == f" ({len(expected)})"
+
+
+@pytest.mark.parametrize(
+    ("query", "keep"),
+    [
+        # links shared before the filters took several values open the same view
+        ("?u=orchestrator&y=2026", lambda p: p.credit_unit == "orchestrator" and p.year == 2026),
+        ("?f=R7&rl=yes", lambda p: FAMILY[p.key] == "R7" and p.rl == "yes"),
+        (
+            "?o=O5:designed",
+            lambda p: p.subdecisions is not None and getattr(p.subdecisions.get("O5"), "code", "") == "designed",
+        ),
+        ("?s=yes", lambda p: p.strict_credit),
+        # several values, repeated or comma-separated
+        ("?u=orchestrator,team&y=2026", lambda p: p.credit_unit in ("orchestrator", "team") and p.year == 2026),
+    ],
+)
+def test_shared_links_open_the_same_view(visit: Visit, query: str, keep: Any) -> None:
+    page = visit.go("/papers/" + query)
+    assert {r[0] for r in rows(page)} == {p.title for p in CORPUS.papers if keep(p)}
+    assert page.locator(".masrl-notice").is_hidden()
+
+
+@pytest.mark.parametrize("query", ["?u=bogus", "?u=orchestrator&u=bogus", "?sort=nonsense", "?zz=1"])
+def test_unknown_url_values_are_explained_not_silently_empty(visit: Visit, query: str) -> None:
+    page = visit.go("/papers/" + query)
+    notice = page.locator(".masrl-notice")
+    assert notice.is_visible()
+    assert "does not have" in notice.text_content()
+    wanted = query.split("=", 1)[1].split("&")[0] if "bogus" not in query else "bogus"
+    assert wanted in notice.text_content() or "zz" in notice.text_content()
+    assert len(rows(page)) > 0  # the unknown value is left out, not turned into an empty table
 
 
 def test_sorting_by_year_orders_the_rows(visit: Visit) -> None:
@@ -164,13 +222,123 @@ def test_sorting_by_year_orders_the_rows(visit: Visit) -> None:
     assert "sort=y" in page.url
 
 
+def test_sorting_by_venue(visit: Visit) -> None:
+    page = visit.go("/papers/")
+    page.click('th[data-sort="ve"] button')
+    venues = [r[2] for r in rows(page)]
+    assert venues == sorted((p.venue for p in CORPUS.papers), key=str.lower)
+    assert page.get_attribute('th[data-sort="ve"]', "aria-sort") == "ascending"
+
+
 def test_the_url_restores_a_filtered_view(visit: Visit) -> None:
     page = visit.go("/papers/?f=R7&u=orchestrator&y=2026&sort=t&dir=asc")
     titles = [r[0] for r in rows(page)]
     assert titles == sorted(titles, key=str.lower)
     assert len(titles) == 5
-    assert page.input_value('select[name="f"]') == "R7"
-    assert page.input_value('select[name="y"]') == "2026"
+    assert page.is_checked('.masrl-facet[data-k="f"] input[value="R7"]')
+    assert page.is_checked('.masrl-facet[data-k="y"] input[value="2026"]')
+
+
+def test_code_and_pdf_links_in_the_table(visit: Visit) -> None:
+    page = visit.go("/papers/?q=c3")
+    links = page.eval_on_selector_all(
+        ".masrl-table tbody tr td:last-child a", "as => as.map(a => [a.textContent, a.href])"
+    )
+    c3 = next(p for p in CORPUS.papers if p.key == "c3")
+    assert ["PDF", f"https://arxiv.org/pdf/{c3.arxiv}"] in links
+
+
+def _download(page: Any, kind: str) -> str:
+    with page.expect_download() as info:
+        page.click(f'button[data-export="{kind}"]')
+    return Path(info.value.path()).read_text("utf-8")
+
+
+def test_export_bibtex_is_exactly_the_view_in_the_order_shown(visit: Visit, repo_site: Path) -> None:
+    from masrl._export import bib_blocks
+
+    page = visit.go("/papers/?u=orchestrator,agent&sort=t&dir=desc")
+    titles = [r[0] for r in rows(page)]
+    text = _download(page, "bib")
+    blocks = bib_blocks(text)
+    by_title = {p.title: p.key for p in CORPUS.papers}
+    assert list(blocks) == [by_title[t] for t in titles]
+    # every entry is the one the site's papers.bib carries, byte for byte
+    published = bib_blocks((repo_site / "data" / "papers.bib").read_text("utf-8"))
+    for key, block in blocks.items():
+        assert block == published[key], key
+
+
+def test_export_bibtex_of_every_entry_parses_to_unicode_names(visit: Visit) -> None:
+    import bibtexparser
+    from bibtexparser import middlewares as m
+
+    from masrl._bibtex import decode_latex
+
+    page = visit.go("/papers/")
+    library = bibtexparser.parse_string(
+        _download(page, "bib"),
+        append_middleware=[m.SeparateCoAuthors(), m.SplitNameParts(), m.MergeNameParts(style="last")],
+    )
+    assert library.failed_blocks == []
+    names = {e.key: [decode_latex(a) for a in e["author"] if a != "others"] for e in library.entries}
+    assert names["agentdojo2024"][2] == "Balunović, Mislav"
+    assert names == {p.key: list(p.authors) for p in CORPUS.papers}
+
+
+def test_export_csv_is_exactly_the_view_in_the_order_shown(visit: Visit) -> None:
+    import csv
+    import io
+
+    page = visit.go("/papers/?y=2025&sort=ve&dir=asc")
+    shown = [r[0] for r in rows(page)]
+    table = list(csv.DictReader(io.StringIO(_download(page, "csv"))))
+    assert [row["title"] for row in table] == shown
+    first = next(p for p in CORPUS.papers if p.title == shown[0])
+    assert table[0]["key"] == first.key
+    assert table[0]["authors"].split("; ")[0] == first.authors[0]
+    assert table[0]["credit_unit"] == first.credit_unit
+    assert visit.outside() == []
+
+
+def test_the_search_box_shows_a_visible_focus_ring(visit: Visit) -> None:
+    page = visit.go("/papers/")
+    page.focus('input[name="q"]')
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")  # keyboard focus, so :focus-visible applies
+    ring = page.eval_on_selector(
+        'input[name="q"]',
+        "e => { const s = getComputedStyle(e); return [s.outlineStyle, parseFloat(s.outlineWidth)]; }",
+    )
+    assert ring[0] != "none"
+    assert ring[1] >= 2
+
+
+def test_without_javascript_a_notice_explains_and_the_rows_are_listed(browser: Any, repo_site: Path) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    with serve(repo_site) as base:
+        page = context.new_page()
+        page.goto(base + "/papers/")
+        assert "JavaScript is off" in page.text_content("noscript")
+        assert page.locator(".masrl-noscript").is_visible()
+        assert page.locator(".masrl-filterbox").is_hidden()  # no dead controls
+        assert len(rows(page)) == 84
+    context.close()
+
+
+def test_phone_layout_pins_titles_and_folds_the_filters(browser: Any, repo_site: Path) -> None:
+    with serve(repo_site) as base:
+        v = Visit(browser, base, width=390)
+        page = v.go("/papers/")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert page.get_attribute(".masrl-filterbox", "open") is None  # folded: the rows come first
+        box = page.locator(".masrl-scroll")
+        left = page.eval_on_selector(".masrl-scroll", "e => e.getBoundingClientRect().left")
+        box.evaluate("e => { e.scrollLeft = 400; }")
+        title = page.eval_on_selector(".masrl-table tbody td", "e => e.getBoundingClientRect().left")
+        assert abs(title - left) < 1  # the title column stays put while the table scrolls
+        assert v.errors == []
+        v.close()
 
 
 def test_a_paper_page_shows_its_bibtex_with_a_copy_button(visit: Visit) -> None:
@@ -183,19 +351,64 @@ def test_a_paper_page_shows_its_bibtex_with_a_copy_button(visit: Visit) -> None:
     assert edit.endswith("/edit/main/papers/c3.yaml")
 
 
-def test_every_page_kind_loads_cleanly(visit: Visit) -> None:
-    for path in (
-        "/",
-        "/taxonomy/",
-        "/taxonomy/subdecision/o5/",
-        "/statistics/",
-        "/claims/",
-        "/screening/",
-        "/contributing/",
-        "/tags/",
-    ):
-        page = visit.go(path)
-        assert page.locator("h1").count() == 1, path
+PAGE_KINDS = {
+    "home": "/",
+    "papers": "/papers/",
+    "paper": "/papers/agentdojo2024/",
+    "taxonomy": "/taxonomy/credit-unit/orchestrator/",
+    "taxonomy index": "/taxonomy/",
+    "statistics": "/statistics/",
+    "claims": "/claims/",
+    "screening": "/screening/",
+    "traces": "/traces/",
+    "contributing": "/contributing/",
+    "tags": "/tags/",
+}
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+@pytest.mark.parametrize("kind", list(PAGE_KINDS))
+def test_every_page_kind_loads_cleanly_and_never_scrolls_sideways(
+    browser: Any, repo_site: Path, kind: str, width: int
+) -> None:
+    with serve(repo_site) as base:
+        v = Visit(browser, base, width=width)
+        page = v.go(PAGE_KINDS[kind])
+        assert page.locator("h1").count() == 1
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert v.errors == [], "console errors"
+        assert v.outside() == [], "requests to outside hosts"
+        v.close()
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_the_404_page_works_under_a_sub_path(
+    browser: Any, repo_site: Path, tmp_path_factory: pytest.TempPathFactory, width: int
+) -> None:
+    scratch = tmp_path_factory.mktemp("pages")
+    prefix = urlsplit(SITE_URL).path  # where the site is published, e.g. /masrl/
+    with serve_like_pages(repo_site, prefix, scratch) as base:
+        v = Visit(browser, base.rsplit(prefix.rstrip("/"), 1)[0], width=width)
+        failed: list[str] = []
+        v.page.on(
+            "response",
+            lambda r: failed.append(r.url) if r.status >= 400 and r.request.resource_type != "document" else None,
+        )
+        response = v.page.goto(base + "/no/such/page/")
+        v.page.wait_for_load_state("networkidle")
+        assert response.status == 404
+        assert v.page.locator("h1").first.text_content().strip() == "404 - Not found"
+        assert failed == [], "the 404 page's own assets must load from a nested missing path"
+        # the theme's stylesheet applied: the header is the primary colour, not unstyled
+        assert v.page.eval_on_selector(".md-header", "e => getComputedStyle(e).position") in ("sticky", "fixed")
+        home = v.page.get_attribute(".md-header__button.md-logo", "href")
+        assert urlsplit(v.page.url).path.startswith(prefix)
+        v.page.goto(urljoin(v.page.url, home))  # the home link leads home, under the sub-path
+        v.page.wait_for_load_state("networkidle")
+        assert urlsplit(v.page.url).path == prefix, home
+        assert v.page.title() == "masrl — RL for LLM multi-agent systems"
+        assert [e for e in v.errors if "404" not in e] == []
+        v.close()
 
 
 def test_search_and_theme_toggle_work_offline(visit: Visit) -> None:
@@ -255,3 +468,169 @@ def test_embedded_data_cannot_close_its_script_element(hostile_site: Path) -> No
     data = html.split('<script type="application/json" id="masrl-paper-data">', 1)[1].split("</script>", 1)[0]
     assert "<" not in data
     assert json.loads(data)["rows"][0]["t"].startswith("Alpha |")
+
+
+# -- defects found by reading the site in Chromium; each test fails on the site before the fix
+
+
+@pytest.mark.parametrize("key", ["paramanager", "agentdojo2024"])
+def test_paper_page_items_stand_apart(visit: Visit, key: str) -> None:
+    page = visit.go(f"/papers/{key}/")
+    items = page.eval_on_selector_all("article ul:first-of-type > li", "lis => lis.map(li => li.textContent)")
+    assert [i.split(":")[0] for i in items] == [
+        "Authors",
+        "Year",
+        "First author's affiliation",
+        "Links",
+        "PDF",
+        "Code",
+        "Record",
+    ]
+    cite = page.locator("h2#cite")
+    assert cite.evaluate("h => h.firstChild.textContent") == "Cite"
+    if key == "agentdojo2024":  # has a second reading
+        before = cite.evaluate("h => h.previousElementSibling.textContent")
+        assert before.startswith("Verdict:")
+
+
+@pytest.mark.parametrize("path", ["/statistics/", "/screening/"])
+def test_no_table_is_cut_at_1366(browser: Any, repo_site: Path, path: str) -> None:
+    with serve(repo_site) as base:
+        v = Visit(browser, base, width=1366)
+        page = v.go(path)
+        cut = page.eval_on_selector_all(
+            "article table",
+            "ts => ts.map(t => { const w = t.closest('.md-typeset__scrollwrap, .masrl-heat') || t.parentElement;"
+            " return [t.querySelector('th') ? t.querySelector('th').textContent : '', w.scrollWidth, w.clientWidth]; })"
+            ".filter(x => x[1] > x[2] + 1)",
+        )
+        assert cut == []
+        v.close()
+
+
+# WCAG 2 contrast of every visible text element against what is actually behind it: the text
+# colour and each ancestor's background are composited (alpha and opacity included).
+CONTRAST_JS = """() => {
+  const rgba = c => { const m = c.match(/rgba?\\(([^)]+)\\)/); if (!m) return null;
+    const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+  const over = (top, under) => [0, 1, 2].map(i => top[i] * top[3] + under[i] * (1 - top[3])).concat([1]);
+  const lin = c => { c /= 255; return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
+  const lum = c => 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const own = Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim());
+    if (!own || el.closest('pre, script, style, noscript, .md-search, [hidden]')) continue;
+    const box = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    if (box.width === 0 || box.height === 0 || style.visibility !== 'visible') continue;
+    let opacity = 1; const layers = [];
+    for (let e = el; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
+    if (opacity === 0) continue;  // not shown (a skip link, a permalink before hover)
+    for (let e = el; e; e = e.parentElement) {
+      const bg = rgba(getComputedStyle(e).backgroundColor);
+      if (bg && bg[3] > 0) { layers.push(bg); if (bg[3] >= 1) break; }
+    }
+    let bg = [255, 255, 255, 1];
+    for (let i = layers.length - 1; i >= 0; i--) bg = over(layers[i], bg);
+    const fg = rgba(style.color); fg[3] *= opacity;
+    const text = over(fg, bg);
+    const [a, b] = [lum(text), lum(bg)].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    if (ratio < 4.5) out.push([el.tagName, el.className, el.textContent.trim().slice(0, 40), Math.round(ratio * 100) / 100]);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", ["/", "/papers/", "/papers/agentdojo2024/", "/statistics/", "/screening/", "/traces/"])
+def test_text_contrast_is_at_least_4_5_in_both_themes(browser: Any, repo_site: Path, path: str, scheme: str) -> None:
+    with serve(repo_site) as base:
+        page = browser.new_page(viewport={"width": 1366, "height": 900}, color_scheme=scheme)
+        page.goto(base + path)
+        page.wait_for_load_state("networkidle")
+        assert page.get_attribute("body", "data-md-color-scheme") == ("slate" if scheme == "dark" else "default")
+        assert page.evaluate(CONTRAST_JS) == []
+        page.close()
+
+
+def test_heat_map_cells_are_checked_for_contrast(visit: Visit) -> None:
+    page = visit.go("/statistics/")
+    assert page.locator(".masrl-heat td.dark").count() > 0  # both text colours are in use
+    assert page.locator(".masrl-heat td.zero").count() > 0
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_figures_are_drawn_for_the_reader_s_theme(browser: Any, repo_site: Path, scheme: str) -> None:
+    with serve(repo_site) as base:
+        page = browser.new_page(viewport={"width": 1366, "height": 900}, color_scheme=scheme)
+        page.goto(base + "/statistics/")
+        page.wait_for_load_state("networkidle")
+        shown = page.eval_on_selector_all(
+            "article img", "is => is.filter(i => i.getBoundingClientRect().width > 0).map(i => i.getAttribute('src'))"
+        )
+        assert len(shown) == 4
+        for src in shown:
+            svg = (repo_site / "statistics" / src.split("#")[0]).read_text("utf-8")
+            if scheme == "dark":
+                assert src.endswith("-dark.svg#only-dark")
+                assert "#ffffff" not in svg  # no white panel behind the chart
+                assert "fill: #e3e5ea" in svg  # light text
+            else:
+                assert src.endswith(".svg#only-light")
+                assert "-dark" not in src
+        page.close()
+
+
+def test_site_url_gives_a_sitemap_and_canonical_links(repo_site: Path) -> None:
+    sitemap = (repo_site / "sitemap.xml").read_text("utf-8")
+    locations = re.findall(r"<loc>([^<]+)</loc>", sitemap)
+    assert len(locations) > 100
+    assert all(u.startswith(SITE_URL) for u in locations)
+    for page in ("index.html", "papers/index.html", "papers/c3/index.html", "statistics/index.html"):
+        html = (repo_site / page).read_text("utf-8")
+        assert re.search(rf'<link rel="canonical" href="{re.escape(SITE_URL)}[^"]*">', html), page
+
+
+def test_trace_schema_descriptions_read_as_prose(visit: Visit) -> None:
+    page = visit.go("/traces/")
+    text = page.eval_on_selector(
+        "article", "a => Array.from(a.querySelectorAll('p, td')).map(e => e.textContent).join(' ')"
+    )
+    assert "`" not in text
+    assert "do not edit" not in text.lower()
+    assert page.locator("article table td code").count() > 10  # names still read as code
+
+
+def test_not_applicable_is_spelled_n_a_everywhere(repo_site: Path) -> None:
+    from html.parser import HTMLParser
+
+    class Text(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.skip = 0
+            self.parts: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: Any) -> None:
+            self.skip += tag in ("script", "style", "code", "pre")
+
+        def handle_endtag(self, tag: str) -> None:
+            self.skip -= tag in ("script", "style", "code", "pre")
+
+        def handle_data(self, data: str) -> None:
+            if not self.skip:
+                self.parts.append(data)
+
+    found = {}
+    for page in sorted(repo_site.rglob("*.html")):
+        reader = Text()
+        reader.feed(page.read_text("utf-8"))
+        words = re.findall(r".{0,30}\bNA\b.{0,10}", " ".join(reader.parts))
+        if words:
+            found[str(page.relative_to(repo_site))] = words
+    assert found == {}
+
+
+def test_home_title_is_the_site_name(visit: Visit) -> None:
+    page = visit.go("/")
+    assert page.title() == "masrl — RL for LLM multi-agent systems"

@@ -144,7 +144,7 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
         P + "titel: Another\n",
         1,
         [
-            "papers/x.yaml:25:1: titel: unknown field (did you mean 'title'?); allowed fields are key, title, authors, et_al, affiliation, year, arxiv, doi, venue, url, more_urls, entry_type, bibtex, category, rl, reward_type, credit_unit, topology, scenario, role, verified, evidence_kind, origin, added, changes, strict_credit, subdecisions, summary, notes, exceptions"
+            "papers/x.yaml:25:1: titel: unknown field (did you mean 'title'?); allowed fields are key, title, authors, et_al, affiliation, year, arxiv, doi, venue, url, more_urls, code, entry_type, bibtex, category, rl, reward_type, credit_unit, topology, scenario, role, verified, evidence_kind, origin, added, changes, strict_credit, subdecisions, summary, notes, exceptions"
         ],
     ),
     (
@@ -491,6 +491,24 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
         0,
         [
             "papers/x.yaml:23:5: subdecisions.O2.code: warning: O2 is coded 'learned' but rl is 'no' [learned_needs_rl; if intended, explain it under exceptions: learned_needs_rl]"
+        ],
+    ),
+    (
+        "warn-latex-author",
+        "papers/x.yaml",
+        P.replace("  - Doe, Jane", "  - Balunovi\\'{c}, Mislav"),
+        0,
+        [
+            "papers/x.yaml:5:5: authors.0: warning: text must be plain Unicode, not LaTeX (found '\\''); write 'Balunović, Mislav'"
+        ],
+    ),
+    (
+        "warn-latex-title",
+        "papers/x.yaml",
+        r("title", "title: Gaven{\\v{c}}iak and the {\\textsc{LLM}} team"),
+        0,
+        [
+            "papers/x.yaml:3:1: title: warning: text must be plain Unicode, not LaTeX (found '\\v'); write 'Gavenčiak and the LLM team'"
         ],
     ),
     # -- exclusions and audits

@@ -180,6 +180,42 @@ def _check_paper(paper: Paper, taxonomy: Taxonomy, doc: Document) -> Iterator[Pr
             f"entries of category '{paper.category}' must code subdecisions (O1-O5); write 'subdecisions: {{}}' when none applies",
         )
     yield from _check_conventions(paper, taxonomy, doc)
+    yield from _check_latex(paper, doc)
+
+
+def _text_fields(paper: Paper) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """(field path, text) for every free-text value of *paper* a reader sees."""
+    yield ("title",), paper.title
+    for i, author in enumerate(paper.authors):
+        yield ("authors", i), author
+    yield ("affiliation",), paper.affiliation
+    yield ("venue",), paper.venue
+    yield ("summary",), paper.summary
+    if paper.notes:
+        yield ("notes",), paper.notes
+    for name, value in paper.bibtex.items():
+        if name != "howpublished":  # may hold \url{...} on purpose
+            yield ("bibtex", name), value
+    for o, sub in (paper.subdecisions or {}).items():
+        yield ("subdecisions", o, "evidence"), sub.evidence
+    for conv, reason in paper.exceptions.items():
+        yield ("exceptions", conv), reason
+
+
+def _check_latex(paper: Paper, doc: Document) -> Iterator[Problem]:
+    """Records hold Unicode: LaTeX in a text field shows raw on the site and defeats search."""
+    from masrl._bibtex import decode_latex, latex_in
+
+    for where, text in _text_fields(paper):
+        command = latex_in(text)
+        if command:
+            yield _at(
+                doc,
+                paper.path,
+                where,
+                f"text must be plain Unicode, not LaTeX (found '{command}'); write '{decode_latex(text)}'",
+                Severity.WARNING,
+            )
 
 
 def _broken_conventions(paper: Paper) -> Iterator[tuple[str, tuple[str | int, ...], str]]:

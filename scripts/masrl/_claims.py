@@ -390,17 +390,19 @@ class Move:
     @property
     def detail(self) -> str:
         """What the row reads as: ``framework`` when it joins, ``role → orchestrator`` when it moves."""
-        if self.before is None or self.after is None:
-            return self.after or self.before or ""
-        return f"{self.before} → {self.after}"
+        before, after = _shown(self.before), _shown(self.after)
+        if before is None or after is None:
+            return after or before or ""
+        return f"{before} → {after}"
 
     def text(self) -> str:
         """``+E003`` joins the rows, ``−hera`` leaves them, ``halo: role → orchestrator`` moves."""
-        if self.before is None:
-            return f"+{self.key}" + (f" ({self.after})" if self.after else "")
-        if self.after is None:
-            return f"−{self.key}" + (f" ({self.before})" if self.before else "")
-        return f"{self.key}: {self.before} → {self.after}"
+        before, after = _shown(self.before), _shown(self.after)
+        if before is None:
+            return f"+{self.key}" + (f" ({after})" if after else "")
+        if after is None:
+            return f"−{self.key}" + (f" ({before})" if before else "")
+        return f"{self.key}: {before} → {after}"
 
     def as_json(self) -> dict[str, Any]:
         return {"key": self.key, "before": self.before, "after": self.after}
@@ -522,8 +524,13 @@ def cell_text(cell: Cell, expected: Any) -> str:
 def value_change(before: Any, after: Any) -> str:
     """``2 → 1``, or for full counts only the values that moved: ``turn 5 → 2, message 2 → 1``."""
     if isinstance(before, dict) and isinstance(after, dict):
-        return ", ".join(f"{k} {before.get(k, 0)} → {n}" for k, n in after.items() if before.get(k, 0) != n)
+        return ", ".join(f"{_shown(k)} {before.get(k, 0)} → {n}" for k, n in after.items() if before.get(k, 0) != n)
     return f"{before} → {after}"
+
+
+def _shown(value: Any) -> Any:
+    """A value as readers see it: the not-applicable id reads ``n/a``, everything else as it is."""
+    return "n/a" if value == v.NA else value
 
 
 def moved_text(moves: tuple[Move, ...], limit: int = MOVES_SHOWN) -> str:

@@ -164,6 +164,8 @@ def paper_dict(p: Paper, taxonomy: Taxonomy) -> dict[str, Any]:
         "doi": p.doi,
         "venue": p.venue,
         "urls": list(p.urls),
+        "code": p.code,
+        "pdf": p.pdf,
         "entry_type": p.entry_type,
         "bibtex": dict(p.bibtex),
         **_tags_json(p, taxonomy, "paper"),
@@ -230,33 +232,59 @@ def corpus_json(corpus: Corpus) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-_LATEX_SPECIAL = re.compile(r"(?<!\\)([&%$#_])")
+# Characters with a meaning in BibTeX or LaTeX, and how a plain-text value spells them. Records
+# hold Unicode (``validate`` warns on LaTeX in text fields), so every one of them is literal text.
+# Non-ASCII letters stay UTF-8: biber and BibTeX with an UTF-8 input encoding read them as written.
+_BIB_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+_BIB_SPECIAL = re.compile("[" + re.escape("".join(_BIB_ESCAPES)) + "]")
+# Pairs LaTeX reads as one glyph (-- is an en dash, '' a closing quote); an empty group keeps them apart.
+_LIGATURE = re.compile(r"([-'`])(?=\1)")
 
 
-def latex_text(text: str) -> str:
-    """*text* safe as a BibTeX field value: specials escaped, stray braces neutralised.
+def latex_text(text: str, ligatures: bool = True) -> str:
+    """Plain *text* as a BibTeX field value: every special character escaped, Unicode kept.
 
-    Strings already written in LaTeX (``Gr\\'{e}goire``) keep their escapes; a brace that would
-    leave the value unbalanced is escaped so the entry still parses.
+    With *ligatures* false, ``--`` stays an en dash, as page ranges mean it.
+
+    >>> latex_text("Q&A for 50% of R_1")
+    'Q\\\\&A for 50\\\\% of R\\\\_1'
     """
-    out = _LATEX_SPECIAL.sub(r"\\\1", text)
-    depth = 0
-    for ch in out:
-        depth += {"{": 1, "}": -1}.get(ch, 0)
-        if depth < 0:
-            break
-    if depth != 0:
-        out = re.sub(r"(?<!\\)([{}])", r"\\\1", out)
-    return out
+    escaped = _BIB_SPECIAL.sub(lambda m: _BIB_ESCAPES[m.group()], text)
+    return _LIGATURE.sub(r"\1{}", escaped) if ligatures else escaped
+
+
+def bib_name(name: str) -> str:
+    """One author for BibTeX: 'Last, First' as is; a team name (no comma) braced, so BibTeX keeps it whole."""
+    escaped = latex_text(name)
+    return escaped if "," in name else "{" + escaped + "}"
+
+
+_NUMBERS = ("volume", "number", "pages")  # written as in BibTeX: 11534--11557 is a range
+
+
+def bib_extras(p: Paper) -> list[tuple[str, str]]:
+    """The record's extra BibTeX fields (journal, pages, ...) as the export writes them."""
+    return [(name, latex_text(value, name not in _NUMBERS)) for name, value in p.bibtex.items()]
 
 
 def bib_entry(p: Paper) -> Any:
     """The BibTeX entry of *p* as a bibtexparser Entry keyed by the record key."""
     from bibtexparser.model import Entry, Field
 
-    authors = " and ".join(latex_text(a) for a in p.authors) + (" and others" if p.et_al else "")
+    authors = " and ".join(bib_name(a) for a in p.authors) + (" and others" if p.et_al else "")
     fields = [Field("title", "{" + latex_text(p.title) + "}"), Field("author", authors), Field("year", str(p.year))]
-    fields += [Field(name, latex_text(value)) for name, value in p.bibtex.items()]
+    fields += [Field(name, value) for name, value in bib_extras(p)]
     if p.entry_type == "misc" and "howpublished" not in p.bibtex:
         fields.append(Field("howpublished", "; ".join(f"\\url{{{u}}}" for u in p.urls)))
     if p.doi:

@@ -16,20 +16,46 @@ import hashlib
 import io
 import json
 import os
+import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 # Bump when the drawing code changes, so every figure is redrawn once.
-DRAWING_VERSION = 6
+DRAWING_VERSION = 7
 FIGURE_DIR = "site/docs/figures"
 MANIFEST = f"{FIGURE_DIR}/manifest.json"
 
 # Colours from a colour-blind-safe qualitative palette (Okabe-Ito), in category order.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999")
-INK = "#222222"
-MUTED = "#8a8a8a"
+INK = "#222222"  # text and lines on the page background
+MUTED = "#767676"  # secondary text and lines: still 4.5:1 on white
+PAPER = "#ffffff"  # the figure's background
+LANE = "#eeeeee"  # swimlane bands
+FAINT = "#cfcfcf"  # light dependency arrows
+# Text drawn on a data colour (heat-map cells, flow-chart boxes) keeps its colour in both variants,
+# so it is written in shades the dark variant does not remap.
+CELL_INK = "#1f1f1f"
+CELL_MUTED = "#6b6b6b"
+CELL_WHITE = "#fefefe"
+
+# Every figure also has a dark variant (``<name>-dark.svg``) for the site's dark scheme: the same
+# SVG with the page colours swapped (Material's slate background, light text); data colours stay.
+DARK_COLOURS = {
+    INK: "#e3e5ea",
+    MUTED: "#a4a9b4",
+    PAPER: "#1e2029",
+    LANE: "#2c303b",
+    FAINT: "#4c5260",
+}
+_HEX = re.compile("|".join(DARK_COLOURS), re.I)
+
+
+def dark_variant(svg: bytes) -> bytes:
+    """The dark-scheme version of a figure drawn in the light palette."""
+    text = svg.decode("utf-8")
+    return _HEX.sub(lambda m: DARK_COLOURS[m.group().lower()], text).encode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -43,6 +69,10 @@ class FigureSpec:
     @property
     def path(self) -> str:
         return f"{FIGURE_DIR}/{self.name}.svg"
+
+    @property
+    def dark_path(self) -> str:
+        return f"{FIGURE_DIR}/{self.name}-dark.svg"
 
     def fingerprint(self) -> str:
         payload = json.dumps({"v": DRAWING_VERSION, "name": self.name, "data": self.data}, sort_keys=True)
@@ -127,7 +157,7 @@ def _heatmap(data: dict[str, Any]) -> Any:
                 ha="center",
                 va="center",
                 fontsize=8,
-                color="white" if n > top * 0.6 else (INK if n else MUTED),
+                color=CELL_WHITE if n > top * 0.6 else (CELL_INK if n else CELL_MUTED),
             )
     ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right")
     ax.set_yticks(range(len(rows)), rows)
@@ -177,7 +207,7 @@ def _flow(data: dict[str, Any]) -> Any:
                 linewidth=0.8,
             )
         )
-        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=8, color=INK, wrap=True)
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=8, color=CELL_INK, wrap=True)
 
     def arrow(x0: float, y0: float, x1: float, y1: float) -> None:
         ax.annotate("", (x1, y1), (x0, y0), arrowprops={"arrowstyle": "-|>", "color": MUTED, "lw": 0.9})
@@ -247,7 +277,7 @@ def figure_specs(stats: dict[str, Any], labels: dict[str, dict[str, str]]) -> li
                 "title": "Entries per reward family (R1–R8)",
                 "labels": [_two_lines(labels["reward_family"][f]) for f in families],
                 "values": [fam[f] for f in families],
-                "note": f"{fam.get('NA', 0)} entries define no reward (NA), not shown",
+                "note": f"{fam.get('NA', 0)} entries define no reward (n/a), not shown",
             },
             _bars,
         ),
@@ -259,7 +289,7 @@ def figure_specs(stats: dict[str, Any], labels: dict[str, dict[str, str]]) -> li
                 "title": "Finest unit carrying reward or credit, fine to coarse",
                 "labels": [labels["credit_unit"][u] for u in units],
                 "values": [stats["counts"]["credit_unit"][u] for u in units],
-                "note": f"{stats['counts']['credit_unit'].get('NA', 0)} entries have no credit unit (NA), not shown",
+                "note": f"{stats['counts']['credit_unit'].get('NA', 0)} entries have no credit unit (n/a), not shown",
             },
             _bars,
         ),
@@ -330,6 +360,7 @@ def render_figures(specs: list[FigureSpec], on_disk: Callable[[str], bytes | Non
     out: dict[str, bytes | str] = {}
     for spec in specs:
         out[spec.path] = drawn[spec.name]
+        out[spec.dark_path] = dark_variant(drawn[spec.name])
         manifest[spec.name] = {"data": spec.fingerprint(), "sha256": hashlib.sha256(drawn[spec.name]).hexdigest()}
     out[MANIFEST] = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
     return out
@@ -399,7 +430,7 @@ def _swimlanes(data: dict[str, Any]) -> Any:
     ax = fig.add_subplot()
     where = {e["id"]: (e["t"], len(lanes) - 1 - lanes.index(e["agent"])) for e in events}
     for i, _ in enumerate(lanes):
-        ax.axhline(len(lanes) - 1 - i, color="#eeeeee", lw=6, zorder=0)
+        ax.axhline(len(lanes) - 1 - i, color=LANE, lw=6, zorder=0)
     # Edges in two batches (one artist each): hand-offs between agents dark, dependencies light.
     # Each arrow stops short of its target so the head is not hidden under the marker.
     span_x = (max(x for x, _ in where.values()) - min(x for x, _ in where.values())) or 1.0
@@ -432,7 +463,7 @@ def _swimlanes(data: dict[str, Any]) -> Any:
                 width=0.0025,
                 headwidth=5,
                 headlength=6,
-                color="#cfcfcf" if light else MUTED,
+                color=FAINT if light else MUTED,
                 zorder=1,
             )
     # Events in one batch per type, so the legend lists each type once.
@@ -445,7 +476,7 @@ def _swimlanes(data: dict[str, Any]) -> Any:
                 s=70,
                 color=colour,
                 zorder=2,
-                edgecolors="white",
+                edgecolors=PAPER,
                 linewidths=0.8,
                 label=kind.replace("_", " "),
             )

@@ -105,6 +105,7 @@ class Paper(_Tagged):
     notes: str | None
     exceptions: Mapping[str, str]
     path: str = ""
+    code: str | None = None  # the official repository
 
     @classmethod
     def from_yaml(cls, data: Mapping[str, Any], taxonomy: Taxonomy, path: str = "") -> Paper:
@@ -135,6 +136,7 @@ class Paper(_Tagged):
             notes=data.get("notes"),
             exceptions=dict(data.get("exceptions", {})),
             path=path,
+            code=data.get("code"),
         )
 
     # The tag fields that rules and pages name (taxonomy.yaml must declare each; checked at load).
@@ -177,6 +179,11 @@ class Paper(_Tagged):
     @property
     def first_author(self) -> str:
         return self.authors[0]
+
+    @property
+    def pdf(self) -> str | None:
+        """The PDF link, derived: arXiv entries have one at arxiv.org/pdf/<id>."""
+        return f"https://arxiv.org/pdf/{self.arxiv}" if self.arxiv else None
 
     @property
     def urls(self) -> tuple[str, ...]:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from masrl import _vocab as v
+from masrl._bibtex import clean as _clean
+from masrl._bibtex import decode_latex, decoder
 from masrl._checks import record_ids
 from masrl._format import scalar, schema_line
 from masrl._records import Corpus, Loaded
@@ -61,26 +63,28 @@ def normalise_title(title: str) -> str:
     return re.sub(r"[^a-z0-9]+", "", title.lower())
 
 
-def _plain(text: str) -> str:
-    """A BibTeX field value as plain text: LaTeX decoded, case-protecting braces dropped."""
-    from pylatexenc.latex2text import LatexNodes2Text  # type: ignore[import-untyped]
-
-    decoded = LatexNodes2Text(math_mode="verbatim").latex_to_text(text)
-    return " ".join(decoded.replace("{", "").replace("}", "").split())
-
-
 def candidates_from_bibtex(text: str) -> tuple[list[Candidate], list[str]]:
-    """Parse BibTeX *text*; returns the candidates and a message per block that failed."""
+    """Parse BibTeX *text*; returns the candidates and a message per block that failed.
+
+    Names are split first and decoded one by one, so a braced corporate name (``{OpenAI Team}``)
+    stays whole while ``Gaven{\\v{c}}iak, Tom{\\'a}{\\v{s}}`` becomes
+    ``Gavenčiak, Tomáš``. Page ranges and numbers are read from an undecoded parse, so
+    ``11534--11557`` stays as written.
+    """
     from bibtexparser import middlewares as m
     from bibtexparser import parse_string  # type: ignore[attr-defined]
 
+    raw = parse_string(text)
+    # The decoder runs last and skips the list of names, which are decoded one by one below.
     library = parse_string(
-        text, append_middleware=[m.SeparateCoAuthors(), m.SplitNameParts(), m.MergeNameParts(style="last")]
+        text,
+        append_middleware=[m.SeparateCoAuthors(), m.SplitNameParts(), m.MergeNameParts(style="last"), decoder()],
     )
+    undecoded = {entry.key: {k.lower(): f.value for k, f in entry.fields_dict.items()} for entry in raw.entries}
     problems = []
     for block in library.failed_blocks:
-        raw = str(block.raw or "")
-        first = raw.strip().splitlines()[0][:60] if raw.strip() else ""
+        raw_text = str(block.raw or "")
+        first = raw_text.strip().splitlines()[0][:60] if raw_text.strip() else ""
         error = getattr(block, "error", None)
         reason = str(getattr(error, "abort_reason", "") or error or "").strip().splitlines()
         detail = reason[-1] if reason else "could not be parsed"
@@ -88,8 +92,9 @@ def candidates_from_bibtex(text: str) -> tuple[list[Candidate], list[str]]:
     out = []
     for entry in library.entries:
         fields = {k.lower(): f.value for k, f in entry.fields_dict.items()}
+        as_written = undecoded.get(entry.key, {})
         where = f"entry '{entry.key}' (line {int(entry.start_line or 0) + 1})"
-        title = _plain(str(fields.get("title", "")))
+        title = _clean(str(fields.get("title", "")))
         if not title:
             problems.append(f"{where}: has no title")
             continue
@@ -99,7 +104,7 @@ def candidates_from_bibtex(text: str) -> tuple[list[Candidate], list[str]]:
             else ([str(fields["author"])] if fields.get("author") else [])
         )
         et_al = bool(authors) and authors[-1].strip().lower() == "others"
-        authors = [a.strip("{} ") for a in authors if a.strip().lower() != "others"]
+        authors = [decode_latex(a) for a in authors if a.strip().lower() != "others"]
         year_text = str(fields.get("year", ""))
         year = int(year_text) if year_text.strip().isdigit() else None
         arxiv = _arxiv_of(fields)
@@ -109,7 +114,7 @@ def candidates_from_bibtex(text: str) -> tuple[list[Candidate], list[str]]:
             url = f"https://arxiv.org/abs/{arxiv}"
         elif url is None and doi:
             url = f"https://doi.org/{doi}"
-        venue = _venue(fields, arxiv)
+        venue = _venue(fields, arxiv, year)
         out.append(
             Candidate(
                 title=title,
@@ -121,18 +126,20 @@ def candidates_from_bibtex(text: str) -> tuple[list[Candidate], list[str]]:
                 entry_type=entry.entry_type.lower(),
                 arxiv=arxiv,
                 doi=doi,
-                bibtex={k: _bib_value(k, str(fields[k])) for k in _BIB_FIELDS if fields.get(k)},
+                bibtex={
+                    k: _bib_value(k, str(fields[k]), str(as_written.get(k, ""))) for k in _BIB_FIELDS if fields.get(k)
+                },
                 source=where,
             )
         )
     return out, problems
 
 
-def _bib_value(name: str, value: str) -> str:
+def _bib_value(name: str, decoded: str, as_written: str) -> str:
     """Text fields are decoded to plain text; numbers and page ranges (``11534--11557``) stay as written."""
     if name in ("volume", "number", "pages"):
-        return " ".join(value.replace("{", "").replace("}", "").split())
-    return _plain(value)
+        return _clean(as_written or decoded)
+    return _clean(decoded)
 
 
 def _arxiv_of(fields: dict[str, Any]) -> str | None:
@@ -141,7 +148,11 @@ def _arxiv_of(fields: dict[str, Any]) -> str | None:
     if eprint and (prefix == "arxiv" or _ARXIV_IN_TEXT.fullmatch(eprint)):
         match = _ARXIV_IN_TEXT.search(eprint)
         return match.group(1) if match else eprint
-    for key in ("journal", "url", "note", "howpublished"):
+    if str(fields.get("journal", "")).strip().lower() == "corr":  # DBLP: volume = {abs/2308.01263}
+        match = _ARXIV_IN_TEXT.search(str(fields.get("volume", "")))
+        if match:
+            return match.group(1)
+    for key in ("journal", "url", "doi", "note", "howpublished"):
         value = str(fields.get(key, ""))
         if "arxiv" in value.lower():
             match = _ARXIV_IN_TEXT.search(value)
@@ -150,11 +161,73 @@ def _arxiv_of(fields: dict[str, Any]) -> str | None:
     return None
 
 
-def _venue(fields: dict[str, Any], arxiv: str | None) -> str:
+# House venue names, matched against a decoded booktitle or journal (DBLP, ACL Anthology, Google
+# Scholar and publisher spellings), first match wins; the year is appended. Findings come before
+# the main conferences so "Findings of the Association for Computational Linguistics: ACL 2024" is
+# "Findings of ACL 2024", not "ACL 2024".
+_VENUES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.I), name)
+    for pattern, name in (
+        (r"\bworkshops?\b", ""),  # a workshop keeps its own name
+        (
+            r"findings of the association for computational linguistics\W+(ACL|EMNLP|NAACL|EACL|AACL|IJCNLP)\b",
+            "Findings of {0}",
+        ),
+        (r"findings of (?:the )?(ACL|EMNLP|NAACL|EACL)\b", "Findings of {0}"),
+        (r"neural information processing systems|\bneurips\b|\bnips\b", "NeurIPS"),
+        (r"international conference on learning representations|\biclr\b", "ICLR"),
+        (r"international conference on machine learning|\bicml\b", "ICML"),
+        (r"empirical methods in natural language processing|\bemnlp\b", "EMNLP"),
+        (
+            r"(?:north american|nations of the americas) chapter of the association for computational linguistics|\bnaacl\b",
+            "NAACL",
+        ),
+        (r"european chapter of the association for computational linguistics|\beacl\b", "EACL"),
+        (r"annual meeting of the association for computational linguistics|^acl\b|\{?acl\}? \d{4}", "ACL"),
+        (r"conference on language modeling|\bcolm\b", "COLM"),
+        (r"aaai conference on artificial intelligence|\baaai-\d\d\b|^aaai\b", "AAAI"),
+        (r"international joint conference on artificial intelligence|\bijcai\b", "IJCAI"),
+        (r"autonomous agents and multi-?agent systems|\baamas\b", "AAMAS"),
+        (r"transactions on machine learning research|\btmlr\b", "TMLR"),
+        (r"international conference on computational linguistics|\bcoling\b", "COLING"),
+        (r"computer vision and pattern recognition|\bcvpr\b", "CVPR"),
+        (r"\beccv\b|european conference on computer vision", "ECCV"),
+        (r"^nature$", "Nature"),
+        (r"proceedings of the national academy of sciences|\bpnas\b", "PNAS"),
+    )
+)
+
+
+def house_venue(text: str, year: int | None) -> str:
+    """*text* (a decoded booktitle or journal) in the house style, e.g. ``ACL 2025``, ``Findings of ACL 2024``.
+
+    Text that names no known venue comes back unchanged, so nothing is lost.
+    """
+    for pattern, name in _VENUES:
+        match = pattern.search(text)
+        if not match:
+            continue
+        if not name:
+            return text
+        found = name.format(*(g.upper() for g in match.groups()))
+        when = _year_in(text) or year
+        return f"{found} {when}" if when else found
+    return text
+
+
+def _year_in(text: str) -> int | None:
+    years = re.findall(r"\b(?:19|20)\d\d\b", text)
+    return int(years[-1]) if years else None
+
+
+def _venue(fields: dict[str, Any], arxiv: str | None, year: int | None) -> str:
     for key in ("booktitle", "journal", "publisher", "institution", "howpublished"):
-        value = _plain(str(fields.get(key, "")))
-        if value and not value.lower().startswith("arxiv"):
-            return value
+        value = _clean(str(fields.get(key, "")))
+        if not value:
+            continue
+        if value.lower().startswith("arxiv") or value.lower() == "corr":
+            break
+        return house_venue(value, year) if key in ("booktitle", "journal") else value
     return "arXiv" if arxiv else ""
 
 
@@ -325,6 +398,8 @@ def scaffold(
             lines.append("summary:")
         elif name == "notes":
             lines.append("# optional: why the entry carries its tags")
+        elif name == "code":
+            lines.append("# optional: the official code repository, e.g. code: https://github.com/owner/repo")
     return "\n".join(lines) + "\n"
 
 

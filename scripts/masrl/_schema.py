@@ -179,6 +179,7 @@ _PAPER_HEAD: tuple[Spec, ...] = (
     Spec("venue", Kind.TEXT, "Where it appeared: conference, journal, 'arXiv', 'Blog Post', ...", required=True),
     Spec("url", Kind.URL, "Canonical link (http or https).", required=True),
     Spec("more_urls", Kind.URL_LIST, "Further links to the same work."),
+    Spec("code", Kind.URL, "The official code repository, if the authors released one (http or https)."),
     Spec("entry_type", Kind.ENUM, "BibTeX entry type for citations.", required=True, vocab=v.ENTRY_TYPE),
     Spec("bibtex", Kind.MAPPING, "Extra BibTeX fields for citations.", children=_BIBTEX_FIELDS),
 )

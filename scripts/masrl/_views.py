@@ -176,7 +176,7 @@ TRANSFORMS: dict[str, tuple[Callable[[Corpus], Corpus], str]] = {
     ),
     "strict_credit": (
         strict_credit,
-        "an entry whose strict_credit is false has its credit unit read as NA",
+        "an entry whose strict_credit is false has its credit unit read as n/a",
     ),
 }
 

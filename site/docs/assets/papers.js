@@ -1,11 +1,14 @@
 /*
- * The papers table: text search, one filter per taxonomy field, sortable columns, paging.
+ * The papers table: text search, filters that take several values ("any of"), sortable columns,
+ * paging, and export of the current view as BibTeX or CSV.
  *
- * Data comes from the JSON element #masrl-paper-data that `masrl build` writes into the page.
- * Every record string is put into the page with textContent, never as HTML, so a title cannot
- * inject markup. The filter state lives in the query string, so a filtered view can be shared.
- * Option labels carry counts that follow the other filters (facets), and the count line says how
- * many entries match. No request leaves the page.
+ * Everything comes from the JSON element #masrl-paper-data that `masrl build` writes into the
+ * page: the rows, and the filters with their URL keys, labels, kinds and values. This script knows
+ * no taxonomy field or value by name. Record strings reach the page through textContent, never as
+ * HTML, so a title cannot inject markup. The view lives in the query string (`?u=orchestrator&u=team`
+ * or `?u=orchestrator,team`), so it can be shared; a value the data does not know is reported and
+ * ignored. Option counts follow the other filters (facets). No request leaves the page: exports are
+ * built here and handed to the browser as a download.
  */
 (function () {
   "use strict";
@@ -15,150 +18,241 @@
   if (!root || !dataNode) return;
 
   var data = JSON.parse(dataNode.textContent);
-  var rows = data.rows;
-  var vocab = data.vocab;
+  var filters = data.filters;
+  // Rows arrive without their empty keys (the page carries them inline); give every row the same
+  // keys in the same order, so the engine reads them the fast way, the same for every row.
+  var KEYS = ["k", "t", "au", "y", "ve", "ea", "s", "o", "x", "ax", "d", "w", "mw", "cd", "et", "b", "bt", "ba"];
+  filters.forEach(function (f) { if (KEYS.indexOf(f.k) === -1) KEYS.push(f.k); });
+  var rows = data.rows.map(function (raw) {
+    var row = {};
+    for (var i = 0; i < KEYS.length; i++) row[KEYS[i]] = raw[KEYS[i]];
+    row._text = "";
+    row._v = null;
+    return row;
+  });
   var perPage = parseInt(root.getAttribute("data-per-page"), 10) || 100;
+  var box = root.querySelector(".masrl-filterbox");
   var form = root.querySelector(".masrl-filters");
+  var facets = root.querySelector(".masrl-facets");
+  var search = form.querySelector('input[name="q"]');
+  var active = root.querySelector(".masrl-active");
+  var notice = root.querySelector(".masrl-notice");
   var tbody = root.querySelector("tbody");
   var shown = root.querySelector(".masrl-shown");
   var pager = root.querySelector(".masrl-pager");
-  var headers = root.querySelectorAll("th[data-sort]");
+  var headers = Array.prototype.slice.call(root.querySelectorAll("th[data-sort]"));
+  var columns = Array.prototype.slice.call(root.querySelectorAll("thead th")).map(function (th) {
+    return th.getAttribute("data-sort") || "links";
+  });
 
-  // Fields filtered by exact value, with the vocabulary order used to sort them.
-  var FIELDS = ["c", "rl", "f", "r", "u", "tp", "sc", "ro", "v"];
-  var ALL_LABEL = "any";
-  var order = {};
-  var label = {};
-  FIELDS.forEach(function (f) {
-    order[f] = {};
-    label[f] = {};
-    vocab[f].forEach(function (pair, i) {
-      order[f][pair[0]] = i;
-      label[f][pair[0]] = pair[1];
+  // Per filter: value -> label and value -> position (the vocabulary's order, used for sorting).
+  var byKey = {};
+  filters.forEach(function (f) {
+    f.label_of = {};
+    f.rank = {};
+    f.values.forEach(function (pair, i) {
+      f.label_of[pair[0]] = pair[1];
+      f.rank[pair[0]] = i;
+    });
+    byKey[f.k] = f;
+  });
+
+  // The option values a row satisfies under filter f; a row matches when one of them is chosen.
+  function valuesOf(row, f) {
+    if (f.kind === "flag") return [row[f.k] ? "yes" : "no"];
+    if (f.kind === "sub") {
+      var out = [];
+      var subs = row[f.k] || {};
+      for (var o in subs) out.push(o + ":any", o + ":" + subs[o]);
+      return out;
+    }
+    if (f.kind === "list") return (row[f.k] || []).map(String);
+    return [String(row[f.k])];
+  }
+
+  // Pre-compute, once, each row's lower-case search text and, per filter, the positions (in the
+  // filter's value list) of the values it satisfies: filtering then compares small integers.
+  rows.forEach(function (row) {
+    row._text = [row.t, row.k, row.au.join(" "), row.ve, row.x || ""].join(" ").toLowerCase();
+    row._v = filters.map(function (f) {
+      return valuesOf(row, f).map(function (v) { return f.rank[v]; }).filter(function (j) { return j !== undefined; });
     });
   });
-  var subLabel = {};
-  vocab.o.forEach(function (pair) { subLabel[pair[0]] = pair[1]; });
-  var codeLabel = {};
-  vocab.oc.forEach(function (pair) { codeLabel[pair[0]] = pair[1]; });
 
-  // Pre-compute each row's lower-case search text once.
-  rows.forEach(function (row) {
-    row._text = (row.t + " " + row.k + " " + row.a + " " + row.x).toLowerCase();
-  });
-
-  var state = { q: "", sort: "", dir: "asc", page: 1 };
-  var filterNames = FIELDS.concat(["s", "o", "y"]);
-  filterNames.forEach(function (f) { state[f] = ""; });
-
-  function matchesField(row, f, value) {
-    if (!value) return true;
-    if (f === "s") return value === "yes" ? row.s : !row.s;
-    if (f === "y") return String(row.y) === value;
-    if (f === "o") {
-      var parts = value.split(":");
-      var code = row.o[parts[0]];
-      return parts[1] === "any" ? Boolean(code) : code === parts[1];
-    }
-    return row[f] === value;
-  }
-
-  function matchesText(row, words) {
-    for (var i = 0; i < words.length; i++) {
-      if (row._text.indexOf(words[i]) === -1) return false;
-    }
-    return true;
-  }
+  var state = { q: "", sort: "", dir: "asc", page: 1, chosen: filters.map(function () { return {}; }) };
+  var view = [];  // the rows shown, in order: what the export buttons write
 
   function words() {
     return state.q.toLowerCase().split(/\s+/).filter(Boolean);
   }
 
-  // Rows matching every filter except `skip` (for facet counts) or all of them.
-  function matching(skip) {
+  // One pass over the rows: the rows that pass everything, and per filter the rows that pass
+  // every other filter (what that filter's option counts are taken over).
+  function evaluate() {
     var w = words();
-    return rows.filter(function (row) {
-      if (!matchesText(row, w)) return false;
-      for (var i = 0; i < filterNames.length; i++) {
-        var f = filterNames[i];
-        if (f !== skip && !matchesField(row, f, state[f])) return false;
+    var on = [];
+    var flags = filters.map(function (f, i) {
+      var set = new Uint8Array(f.values.length);
+      var any = false;
+      for (var v in state.chosen[i]) {
+        if (v in f.rank) { set[f.rank[v]] = 1; any = true; }
       }
-      return true;
+      if (any) on.push(i);
+      return set;
     });
-  }
-
-  function optionList(f) {
-    if (f === "s") return [["yes", "strict only"], ["no", "not strict"]];
-    if (f === "y") return data.years.map(function (y) { return [String(y), String(y)]; });
-    if (f === "o") {
-      var out = [];
-      vocab.o.forEach(function (pair) {
-        out.push([pair[0] + ":any", pair[1] + " — any"]);
-        vocab.oc.forEach(function (code) {
-          out.push([pair[0] + ":" + code[0], pair[1] + " — " + code[1].toLowerCase()]);
-        });
-      });
-      return out;
+    var list = [];
+    var counts = filters.map(function (f) { return new Int32Array(f.values.length); });
+    var totals = new Int32Array(filters.length);
+    var nf = filters.length;
+    for (var r = 0; r < rows.length; r++) {
+      var row = rows[r];
+      var ok = true;
+      for (var n = 0; n < w.length; n++) {
+        if (row._text.indexOf(w[n]) === -1) { ok = false; break; }
+      }
+      if (!ok) continue;
+      var failed = -1;
+      var fails = 0;
+      for (var k = 0; k < on.length && fails < 2; k++) {
+        var idx = row._v[on[k]];
+        var set = flags[on[k]];
+        var hit = false;
+        for (var m = 0; m < idx.length; m++) if (set[idx[m]]) { hit = true; break; }
+        if (!hit) { failed = on[k]; fails++; }
+      }
+      if (fails > 1) continue;
+      if (fails === 0) list.push(row);
+      for (var i = 0; i < nf; i++) {
+        if (fails === 1 && i !== failed) continue;
+        totals[i]++;
+        var values = row._v[i];
+        var c = counts[i];
+        for (var j = 0; j < values.length; j++) c[values[j]]++;
+      }
     }
-    return vocab[f];
-  }
-
-  function fillSelects() {
-    filterNames.forEach(function (f) {
-      var select = form.querySelector('select[name="' + f + '"]');
-      if (!select) return;
-      var pool = matching(f);
-      select.textContent = "";
-      var any = document.createElement("option");
-      any.value = "";
-      any.textContent = ALL_LABEL + " (" + pool.length + ")";
-      select.appendChild(any);
-      optionList(f).forEach(function (pair) {
-        var n = 0;
-        for (var i = 0; i < pool.length; i++) {
-          if (matchesField(pool[i], f, pair[0])) n++;
-        }
-        var option = document.createElement("option");
-        option.value = pair[0];
-        option.textContent = pair[1] + " (" + n + ")";
-        if (n === 0 && state[f] !== pair[0]) option.className = "masrl-empty";
-        select.appendChild(option);
-      });
-      select.value = state[f];
-    });
+    return { list: list, counts: counts, totals: totals };
   }
 
   function sortKey(row, key) {
-    if (key === "y") return row.y;
     if (key === "t") return row.t.toLowerCase();
-    if (key === "o") return Object.keys(row.o).sort().join(" ");
-    return key in order ? order[key][row[key]] : row[key];
+    if (key === "ve") return (row.ve || "").toLowerCase();
+    if (key === "y") return row.y;
+    var f = byKey[key];
+    if (f && f.kind === "sub") return Object.keys(row[key] || {}).sort().join(" ");
+    if (f && f.kind === "eq") return f.rank[row[key]];
+    if (f && f.kind === "list") return (row[key] || []).length ? f.rank[row[key][0]] : -1;
+    return row[key];
   }
 
   function sorted(list) {
     if (!state.sort) return list;
     var key = state.sort;
     var sign = state.dir === "desc" ? -1 : 1;
-    return list.slice().sort(function (a, b) {
-      var x = sortKey(a, key);
-      var y = sortKey(b, key);
-      if (x < y) return -sign;
-      if (x > y) return sign;
-      return a.k < b.k ? -1 : a.k > b.k ? 1 : 0;
+    return list
+      .map(function (row) { return [sortKey(row, key), row]; })
+      .sort(function (a, b) {
+        if (a[0] < b[0]) return -sign;
+        if (a[0] > b[0]) return sign;
+        return a[1].k < b[1].k ? -1 : a[1].k > b[1].k ? 1 : 0;
+      })
+      .map(function (pair) { return pair[1]; });
+  }
+
+  // -- the filter controls, built from the data
+
+  function buildFacets() {
+    filters.forEach(function (f, i) {
+      var details = document.createElement("details");
+      details.className = "masrl-facet";
+      details.setAttribute("data-k", f.k);
+      var summary = document.createElement("summary");
+      var name = document.createElement("span");
+      name.className = "masrl-facet__name";
+      name.textContent = f.label;
+      var value = document.createElement("span");
+      value.className = "masrl-facet__value";
+      summary.appendChild(name);
+      summary.appendChild(value);
+      details.appendChild(summary);
+      var group = document.createElement("fieldset");
+      var legend = document.createElement("legend");
+      legend.className = "masrl-visually-hidden";
+      legend.textContent = f.label + ": any of";
+      group.appendChild(legend);
+      f.values.forEach(function (pair) {
+        var label = document.createElement("label");
+        var box = document.createElement("input");
+        box.type = "checkbox";
+        box.name = f.k;
+        box.value = pair[0];
+        var text = document.createElement("span");
+        text.textContent = pair[1];
+        var count = document.createElement("span");
+        count.className = "masrl-n";
+        label.appendChild(box);
+        label.appendChild(text);
+        label.appendChild(count);
+        group.appendChild(label);
+      });
+      details.appendChild(group);
+      facets.appendChild(details);
+      f.node = details;
+      f.summaryValue = value;
+      f.boxes = Array.prototype.slice.call(group.querySelectorAll("input"));
+      f.counts = Array.prototype.slice.call(group.querySelectorAll(".masrl-n"));
+      f.index = i;
     });
   }
 
-  function cell(tr, text) {
-    var td = document.createElement("td");
-    td.textContent = text;
-    tr.appendChild(td);
-    return td;
+  function renderFacets(result) {
+    var n = 0;
+    filters.forEach(function (f, i) {
+      var chosen = state.chosen[i];
+      var names = [];
+      f.boxes.forEach(function (box, j) {
+        var id = f.values[j][0];
+        var c = result.counts[i][j];
+        box.checked = Boolean(chosen[id]);
+        f.counts[j].textContent = " (" + c + ")";
+        box.parentNode.classList.toggle("masrl-empty", c === 0 && !chosen[id]);
+        if (chosen[id]) names.push(f.values[j][1]);
+      });
+      f.summaryValue.textContent = names.length ? names.join(", ") : "any (" + result.totals[i] + ")";
+      f.node.classList.toggle("masrl-facet--on", names.length > 0);
+      n += names.length ? 1 : 0;
+    });
+    active.textContent = n ? "(" + n + " active)" : "";
+  }
+
+  // -- the rows
+
+  function link(href, text) {
+    var a = document.createElement("a");
+    a.href = href;
+    a.textContent = text;
+    return a;
   }
 
   function subText(row) {
-    return Object.keys(row.o).sort().map(function (o) {
-      return o + (row.o[o] === "learned" ? "L" : "D");
+    return Object.keys(row.o || {}).sort().map(function (o) {
+      return o + row.o[o].charAt(0).toUpperCase();
     }).join(" ");
+  }
+
+  // A cell shows the value's label, or the short text the data gives ("cells": {id: text}); a flag filter
+  // may add a mark to another column ("mark": {"column": ..., "text": ...}).
+  function cellText(row, key) {
+    if (key === "y") return String(row.y);
+    if (key === "ve") return row.ve || "";
+    var f = byKey[key];
+    if (!f) return row[key] === undefined ? "" : String(row[key]);
+    if (f.kind === "sub") return subText(row);
+    if (f.kind === "list") return (row[key] || []).map(function (v) { return f.label_of[v]; }).join(", ");
+    var text = f.cells ? f.cells[row[key]] : f.label_of[row[key]];
+    filters.forEach(function (g) {
+      if (g.kind === "flag" && g.mark && g.mark.column === key && row[g.k]) text += g.mark.text;
+    });
+    return text;
   }
 
   function renderRows(list) {
@@ -168,20 +262,20 @@
     var fragment = document.createDocumentFragment();
     list.slice(start, start + perPage).forEach(function (row) {
       var tr = document.createElement("tr");
-      var td = document.createElement("td");
-      var a = document.createElement("a");
-      a.href = encodeURIComponent(row.k) + "/";
-      a.textContent = row.t;
-      td.appendChild(a);
-      tr.appendChild(td);
-      cell(tr, String(row.y));
-      cell(tr, label.c[row.c]);
-      cell(tr, label.rl[row.rl]);
-      cell(tr, row.f);
-      cell(tr, label.u[row.u] + (row.s ? " (strict)" : ""));
-      cell(tr, label.tp[row.tp]);
-      cell(tr, subText(row));
-      cell(tr, label.sc[row.sc]);
+      columns.forEach(function (key) {
+        var td = document.createElement("td");
+        if (key === "t") {
+          td.appendChild(link(encodeURIComponent(row.k) + "/", row.t));
+        } else if (key === "links") {
+          if (row.ax) td.appendChild(link("https://arxiv.org/pdf/" + row.ax, "PDF"));
+          if (row.ax && row.cd) td.appendChild(document.createTextNode(" "));
+          if (row.cd) td.appendChild(link(row.cd, "code"));
+        } else {
+          td.textContent = cellText(row, key);
+          if (byKey[key] && byKey[key].cells) td.title = byKey[key].label_of[row[key]] || "";
+        }
+        tr.appendChild(td);
+      });
       fragment.appendChild(tr);
     });
     tbody.textContent = "";
@@ -218,19 +312,51 @@
     });
   }
 
+  // -- the address bar
+
   function readUrl() {
     var params = new URLSearchParams(window.location.search);
+    var unknown = [];
     state.q = params.get("q") || "";
-    filterNames.forEach(function (f) { state[f] = params.get(f) || ""; });
-    state.sort = params.get("sort") || "";
+    filters.forEach(function (f, i) {
+      state.chosen[i] = {};
+      params.getAll(f.k).forEach(function (raw) {
+        raw.split(",").forEach(function (value) {
+          if (!value) return;
+          if (value in f.label_of) state.chosen[i][value] = true;
+          else unknown.push(f.label + " \u201c" + value + "\u201d");
+        });
+      });
+    });
+    var sort = params.get("sort") || "";
+    if (sort && !headers.some(function (th) { return th.getAttribute("data-sort") === sort; })) {
+      unknown.push("sort column \u201c" + sort + "\u201d");
+      sort = "";
+    }
+    state.sort = sort;
     state.dir = params.get("dir") === "desc" ? "desc" : "asc";
     state.page = Math.max(1, parseInt(params.get("page"), 10) || 1);
+    var known = { q: 1, sort: 1, dir: 1, page: 1 };
+    filters.forEach(function (f) { known[f.k] = 1; });
+    params.forEach(function (value, key) {
+      if (!known[key]) unknown.push("\u201c" + key + "=" + value + "\u201d");
+    });
+    if (unknown.length) {
+      notice.textContent =
+        "This address asks for " + unknown.join(", ") + ", which this table does not have, so " +
+        (unknown.length === 1 ? "it was" : "they were") + " left out. Pick values from the filters above.";
+      notice.hidden = false;
+    }
   }
 
   function writeUrl() {
     var params = new URLSearchParams();
     if (state.q) params.set("q", state.q);
-    filterNames.forEach(function (f) { if (state[f]) params.set(f, state[f]); });
+    filters.forEach(function (f, i) {
+      f.values.forEach(function (pair) {
+        if (state.chosen[i][pair[0]]) params.append(f.k, pair[0]);
+      });
+    });
     if (state.sort) {
       params.set("sort", state.sort);
       params.set("dir", state.dir);
@@ -241,37 +367,192 @@
     window.history.replaceState(null, "", url);
   }
 
+  // -- export of the current view
+
+  // The entry `masrl export bib` writes for the row (a test compares them byte for byte): title
+  // and names as BibTeX spells them (bt, ba: only where that differs), the record's extra fields
+  // already escaped (b), then the identifiers.
+  function bibEntry(row) {
+    var out = "@" + (row.et || "misc") + "{" + row.k + ",\n\ttitle = {{" + (row.bt || row.t) + "}},\n\tauthor = {" +
+      (row.ba || row.au).join(" and ") + (row.ea ? " and others" : "") + "},\n\tyear = {" + row.y + "}";
+    var extra = row.b;
+    var hasHow = false;
+    if (extra) {
+      for (var i = 0; i < extra.length; i++) {
+        out += ",\n\t" + extra[i][0] + " = {" + extra[i][1] + "}";
+        if (extra[i][0] === "howpublished") hasHow = true;
+      }
+    }
+    if (row.et === "misc" && !hasHow) {
+      var urls = "\\url{" + row.w + "}";
+      if (row.mw) for (var j = 0; j < row.mw.length; j++) urls += "; \\url{" + row.mw[j] + "}";
+      out += ",\n\thowpublished = {" + urls + "}";
+    }
+    if (row.d) out += ",\n\tdoi = {" + row.d + "}";
+    if (row.ax) out += ",\n\teprint = {" + row.ax + "},\n\tarchiveprefix = {arXiv}";
+    return out + ",\n\turl = {" + row.w + "}\n}\n";
+  }
+
+  // Text built from many lines, joined every few hundred lines: the pieces then die young, which
+  // keeps the garbage collector's work small on 10,000 rows.
+  function Chunks(first, separator) {
+    this.done = first === null ? [] : [first];
+    this.lines = [];
+    this.separator = separator;
+  }
+  Chunks.prototype.push = function (line) {
+    this.lines.push(line);
+    if (this.lines.length === 256) {
+      this.done.push(this.lines.join(this.separator));
+      this.lines = [];
+    }
+  };
+  Chunks.prototype.text = function () {
+    if (this.lines.length) this.done.push(this.lines.join(this.separator));
+    this.lines = [];
+    return this.done.join(this.separator);
+  };
+
+  // RFC 4180. Free text is always quoted (one scan for quotes, which are doubled); vocabulary ids
+  // are quoted only if they hold a comma, quote or line break.
+  function quoted(value) {
+    if (value === undefined || value === null || value === "") return "";
+    var text = "" + value;
+    return '"' + (text.indexOf('"') === -1 ? text : text.split('"').join('""')) + '"';
+  }
+
+  function csvCell(value) {
+    var text = value === undefined || value === null ? "" : "" + value;
+    return /[",\n\r]/.test(text) ? quoted(text) : text;
+  }
+
+  // Columns: key, title, authors, year, venue, then one per filter of the data (tag fields and
+  // flags, by value id), the sub-decisions ("O1:learned O3:designed"), identifiers and links.
+  // Tag cells are looked up by the value positions computed at load (row._v), not by name.
+  function csv(list) {
+    var tags = [];
+    var sub = -1;
+    filters.forEach(function (f, i) {
+      if (f.kind === "sub") sub = i;
+      else if (f.k !== "y") tags.push(i);
+    });
+    var cellOf = filters.map(function (f) {
+      return f.values.map(function (pair) {
+        return f.kind === "sub" && /:any$/.test(pair[0]) ? "" : csvCell(pair[0]);
+      });
+    });
+    var head = ["key", "title", "authors", "year", "venue"]
+      .concat(tags.map(function (i) { return filters[i].name; }))
+      .concat(sub >= 0 ? [filters[sub].name] : [])
+      .concat(["arxiv", "doi", "url", "code", "pdf"]);
+    var lines = new Chunks(head.join(","), "\r\n");
+    for (var r = 0; r < list.length; r++) {
+      var row = list[r];
+      var line = csvCell(row.k) + "," + quoted(row.t) + "," + quoted(row.au.join("; ") + (row.ea ? "; et al." : "")) +
+        "," + row.y + "," + quoted(row.ve);
+      for (var t = 0; t < tags.length; t++) line += "," + cellOf[tags[t]][row._v[tags[t]][0]];
+      if (sub >= 0) {
+        var codes = "";
+        var at = row._v[sub];
+        for (var j = 0; j < at.length; j++) {
+          var code = cellOf[sub][at[j]];
+          if (code) codes += (codes ? " " : "") + code;
+        }
+        line += "," + codes;
+      }
+      line += "," + csvCell(row.ax) + "," + quoted(row.d) + "," + quoted(row.w) + "," + quoted(row.cd) + "," +
+        (row.ax ? "https://arxiv.org/pdf/" + row.ax : "");
+      lines.push(line);
+    }
+    return lines.text() + "\r\n";
+  }
+
+  function exportText(kind) {
+    if (kind !== "bib") return csv(view);
+    var entries = new Chunks(null, "\n");
+    for (var i = 0; i < view.length; i++) entries.push(bibEntry(view[i]));
+    return entries.text();
+  }
+
+  function download(kind) {
+    var text = exportText(kind);
+    var type = kind === "bib" ? "application/x-bibtex" : "text/csv";
+    var url = URL.createObjectURL(new Blob([text], { type: type + ";charset=utf-8" }));
+    var a = document.createElement("a");
+    a.href = url;
+    a.download = "masrl-papers." + kind;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
+  }
+
+  // -- wiring
+
   function update() {
-    var list = sorted(matching(null));
-    renderRows(list);
-    fillSelects();
+    var result = evaluate();
+    view = sorted(result.list);
+    renderRows(view);
+    renderFacets(result);
     renderHeaders();
     writeUrl();
   }
 
-  // Expose the filter for measurement (`masrl bench` times it in Chromium).
+  // For tests and `masrl bench`: set filters ({k: [values]}, q: text) and read exports.
   window.masrlPapers = {
     filter: function (next) {
-      Object.keys(next).forEach(function (k) { state[k] = next[k]; });
+      Object.keys(next).forEach(function (k) {
+        if (k === "q") { state.q = next.q; return; }
+        var f = byKey[k];
+        if (!f) return;
+        state.chosen[f.index] = {};
+        [].concat(next[k]).forEach(function (v) { if (v) state.chosen[f.index][v] = true; });
+      });
       state.page = 1;
       update();
       return Number(shown.textContent);
     },
+    exportText: exportText,
   };
 
-  form.addEventListener("input", function (event) {
+  buildFacets();
+  box.hidden = false;
+  root.querySelector(".masrl-export").hidden = false;
+  if (window.matchMedia && window.matchMedia("(max-width: 44.9375em)").matches) box.open = false;
+
+  form.addEventListener("change", function (event) {
     var target = event.target;
-    if (!target.name) return;
-    state[target.name] = target.value;
+    if (target.type !== "checkbox") return;
+    var f = byKey[target.name];
+    if (!f) return;
+    if (target.checked) state.chosen[f.index][target.value] = true;
+    else delete state.chosen[f.index][target.value];
+    state.page = 1;
+    update();
+  });
+  search.addEventListener("input", function () {
+    state.q = search.value;
     state.page = 1;
     update();
   });
   root.querySelector(".masrl-reset").addEventListener("click", function () {
     state.q = "";
-    filterNames.forEach(function (f) { state[f] = ""; });
+    state.chosen = filters.map(function () { return {}; });
     state.page = 1;
-    form.querySelector('input[name="q"]').value = "";
+    search.value = "";
+    notice.hidden = true;
     update();
+  });
+  root.querySelectorAll("[data-export]").forEach(function (button) {
+    button.addEventListener("click", function () { download(button.getAttribute("data-export")); });
+  });
+  // One open filter list at a time; a click elsewhere closes it.
+  facets.addEventListener("toggle", function (event) {
+    if (!event.target.open) return;
+    filters.forEach(function (f) { if (f.node !== event.target) f.node.open = false; });
+  }, true);
+  document.addEventListener("click", function (event) {
+    if (!facets.contains(event.target)) filters.forEach(function (f) { f.node.open = false; });
   });
   headers.forEach(function (th) {
     th.querySelector("button").addEventListener("click", function () {
@@ -287,6 +568,6 @@
   });
 
   readUrl();
-  form.querySelector('input[name="q"]').value = state.q;
+  search.value = state.q;
   update();
 })();
