@@ -31,8 +31,6 @@ SERVER_ROWS_MAX = 500  # rows rendered into the HTML for readers without JavaScr
 RELATED_MAX = 8
 REPO_FILES = ("README.md", "CONTRIBUTING.md", "taxonomy.yaml", "claims.yaml", "protocol.yaml", "CITATION.cff")
 
-# Short column keys of the embedded papers data, kept small because the page carries it inline.
-# (Documented here; assets/papers.js reads the same keys.)
 # Short data keys of the built-in tag fields of the papers table: the page carries its rows inline,
 # and links shared earlier name filters by these keys (?u=orchestrator). Every field taxonomy.yaml
 # marks `table: true` is a filter of the table; one not listed here is keyed by its own name.
@@ -50,6 +48,13 @@ SHORT_KEYS = {
 }
 # Built-in table fields shown as columns too; a table field added in taxonomy.yaml always gets one.
 BUILT_IN_COLUMNS = (v.CATEGORY, v.RL, v.REWARD_FAMILY, v.CREDIT_UNIT, v.TOPOLOGY, v.SCENARIO)
+
+
+def _bib_extras(p: Paper, extras: Any) -> list[list[str]] | int:
+    """A row's extra BibTeX fields; 1 stands for the usual lone ``journal = {arXiv preprint arXiv:<id>}``
+    (papers.js spells it out again), which most preprints carry."""
+    pairs = [list(pair) for pair in extras]
+    return 1 if p.arxiv and pairs == [["journal", f"arXiv preprint arXiv:{p.arxiv}"]] else pairs
 
 
 def table_fields(tax: Taxonomy) -> dict[str, str]:
@@ -185,6 +190,7 @@ def render_site(
         "outcomes": analysis.outcomes,
         "papers": corpus.papers,
         "exclusions": corpus.exclusions,
+        "paper_fields": tax.tag_fields("paper"),
     }
     out: dict[str, str] = {}
 
@@ -209,7 +215,7 @@ def render_site(
         table=_table_data(corpus, family, labels, tax),
         per_page=PAPERS_PER_PAGE,
         columns=_table_columns(tax),
-        server_rows=[_server_row(p, family, labels, tax) for p in corpus.papers[:SERVER_ROWS_MAX]],
+        server_rows=corpus.papers[:SERVER_ROWS_MAX],
     )
     by_family: dict[str, list[Paper]] = {}
     by_unit: dict[str, list[Paper]] = {}
@@ -298,7 +304,14 @@ def _table_data(
     fields = table_fields(tax)
     rows = []
     for p in corpus.papers:
-        row: dict[str, Any] = {"k": p.key, "t": p.title, "au": list(p.authors), "y": p.year, "ve": p.venue}
+        row: dict[str, Any] = {
+            "k": p.key,
+            "t": p.title,
+            "au": list(p.authors),
+            "y": p.year,
+            "ve": p.venue,
+            "ad": p.added,
+        }
         for name, short in fields.items():
             row[short] = _cell_value(p, name, family, tax)
         optional = {
@@ -308,12 +321,13 @@ def _table_data(
             "x": p.summary,
             "ax": p.arxiv,
             "d": p.doi,
-            "w": p.url,
+            # the url, left out when it is the arXiv abstract page (papers.js rebuilds it from "ax")
+            "w": None if p.arxiv and p.url == f"https://arxiv.org/abs/{p.arxiv}" else p.url,
             "mw": list(p.more_urls),
             "cd": p.code,
             "et": p.entry_type,
             # extra BibTeX fields, already escaped as the export writes them
-            "b": [list(pair) for pair in bib_extras(p)],
+            "b": _bib_extras(p, bib_extras(p)),
             # title and names as BibTeX spells them, only where that differs from the text
             "bt": latex_text(p.title) if latex_text(p.title) != p.title else None,
             "ba": [bib_name(a) for a in p.authors] if any(bib_name(a) != a for a in p.authors) else None,
@@ -366,6 +380,9 @@ def _table_data(
     filters.append(
         {"k": "y", "name": "year", "label": "Year", "kind": "eq", "values": [[str(y), str(y)] for y in years]}
     )
+    # When each entry joined the corpus, newest first: the survey's snapshot date, then each round's.
+    added = sorted({p.added for p in corpus.papers}, reverse=True)
+    filters.append({"k": "ad", "name": "added", "label": "Added", "kind": "eq", "values": [[d, d] for d in added]})
     return {"rows": rows, "filters": filters}
 
 
@@ -378,28 +395,9 @@ def _table_columns(tax: Any) -> list[tuple[str, str]]:
         columns.append((keys[name], heading))
         if name == v.TOPOLOGY:
             columns.append(("o", "Sub-decisions"))
+    columns.append(("ad", "Added"))
     columns.append(("links", "Links"))
     return columns
-
-
-def _server_row(p: Paper, family: dict[str, str], labels: dict[str, dict[str, str]], tax: Taxonomy) -> dict[str, str]:
-    """The cells of *p* in the table rendered for readers without JavaScript, as escaped HTML."""
-    cells = {
-        "t": f'<a href="{html(p.key)}/">{html(p.title)}</a>',
-        "y": str(p.year),
-        "ve": html(p.venue),
-        "o": " ".join(f"{o}{sub.code[:1].upper()}" for o, sub in (p.subdecisions or {}).items()),
-        "links": " ".join(f'<a href="{html(u)}">{name}</a>' for name, u in (("PDF", p.pdf), ("code", p.code)) if u),
-    }
-    keys = table_fields(tax)
-    for name in table_columns(tax):
-        value = _cell_value(p, name, family, tax)
-        if isinstance(value, list):
-            text = ", ".join(labels[name][x] for x in value)
-        else:
-            text = value if name == v.REWARD_FAMILY and value != v.NA else labels[name][value]
-        cells[keys[name]] = html(text)
-    return cells
 
 
 # Heat-map cells are the theme's indigo at up to HEAT_ALPHA opacity over the page (assets/masrl.css

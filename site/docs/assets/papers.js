@@ -57,6 +57,11 @@
     byKey[f.k] = f;
   });
 
+  // A row's url: the data leaves out the arXiv abstract page, which the arXiv id gives.
+  function urlOf(row) {
+    return row.w || "https://arxiv.org/abs/" + row.ax;
+  }
+
   // The option values a row satisfies under filter f; a row matches when one of them is chosen.
   function valuesOf(row, f) {
     if (f.kind === "flag") return [row[f.k] ? "yes" : "no"];
@@ -371,11 +376,12 @@
 
   // The entry `masrl export bib` writes for the row (a test compares them byte for byte): title
   // and names as BibTeX spells them (bt, ba: only where that differs), the record's extra fields
-  // already escaped (b), then the identifiers.
+  // already escaped (b, or 1 for a preprint's usual journal field), then the identifiers.
   function bibEntry(row) {
     var out = "@" + (row.et || "misc") + "{" + row.k + ",\n\ttitle = {{" + (row.bt || row.t) + "}},\n\tauthor = {" +
       (row.ba || row.au).join(" and ") + (row.ea ? " and others" : "") + "},\n\tyear = {" + row.y + "}";
-    var extra = row.b;
+    // b = 1 stands for the lone journal field every arXiv preprint carries
+    var extra = row.b === 1 ? [["journal", "arXiv preprint arXiv:" + row.ax]] : row.b;
     var hasHow = false;
     if (extra) {
       for (var i = 0; i < extra.length; i++) {
@@ -384,13 +390,13 @@
       }
     }
     if (row.et === "misc" && !hasHow) {
-      var urls = "\\url{" + row.w + "}";
+      var urls = "\\url{" + urlOf(row) + "}";
       if (row.mw) for (var j = 0; j < row.mw.length; j++) urls += "; \\url{" + row.mw[j] + "}";
       out += ",\n\thowpublished = {" + urls + "}";
     }
     if (row.d) out += ",\n\tdoi = {" + row.d + "}";
     if (row.ax) out += ",\n\teprint = {" + row.ax + "},\n\tarchiveprefix = {arXiv}";
-    return out + ",\n\turl = {" + row.w + "}\n}\n";
+    return out + ",\n\turl = {" + urlOf(row) + "}\n}\n";
   }
 
   // Text built from many lines, joined every few hundred lines: the pieces then die young, which
@@ -460,7 +466,7 @@
         }
         line += "," + codes;
       }
-      line += "," + csvCell(row.ax) + "," + quoted(row.d) + "," + quoted(row.w) + "," + quoted(row.cd) + "," +
+      line += "," + csvCell(row.ax) + "," + quoted(row.d) + "," + quoted(urlOf(row)) + "," + quoted(row.cd) + "," +
         (row.ax ? "https://arxiv.org/pdf/" + row.ax : "");
       lines.push(line);
     }
