@@ -23,17 +23,29 @@ PAGE_BUDGET = 150_000  # bytes: the papers page's own HTML, JS and data
 
 
 @pytest.fixture(scope="module")
-def repo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def repo_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The repository's site built with mkdocs --strict, and what mkdocs printed."""
     out = tmp_path_factory.mktemp("site")
-    result = mkdocs_build(REPO, out)
-    assert result.returncode == 0, result.stdout + result.stderr
+    return out, mkdocs_build(REPO, out)
+
+
+@pytest.fixture(scope="module")
+def repo_site(repo_build: tuple[Path, subprocess.CompletedProcess[str]]) -> Path:
+    out, result = repo_build
+    if result.returncode != 0:
+        pytest.fail("mkdocs build failed:\n" + result.stdout + result.stderr)
     return out
 
 
-def test_mkdocs_strict_build_has_no_warnings(repo_site: Path) -> None:
-    assert (repo_site / "papers" / "index.html").is_file()
-    assert (repo_site / "papers" / "c3" / "index.html").is_file()
-    assert (repo_site / "taxonomy" / "credit-unit" / "orchestrator" / "index.html").is_file()
+def test_mkdocs_strict_build_has_no_warnings(repo_build: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, result = repo_build
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "WARNING" not in result.stderr + result.stdout
+    assert (out / "papers" / "index.html").is_file()
+    assert (out / "papers" / "c3" / "index.html").is_file()
+    assert (out / "taxonomy" / "credit-unit" / "orchestrator" / "index.html").is_file()
+    assert (out / "whats-new" / "index.html").is_file()
+    assert (out / "feed.xml").is_file()
 
 
 def test_papers_page_weight_is_within_budget(repo_site: Path) -> None:

@@ -330,7 +330,32 @@ def figure_specs(stats: dict[str, Any], labels: dict[str, dict[str, str]]) -> li
             },
             _flow,
         ),
+        *_round_flows(flow.get("rounds", {}), labels),
     ]
+
+
+def _round_flows(rounds: dict[str, Any], labels: dict[str, dict[str, str]]) -> list[FigureSpec]:
+    """One flow diagram per search round (and for contributions) that holds any record."""
+    specs = []
+    for name, counts in rounds.items():
+        if not counts["identified"] or name == "unassigned":
+            continue
+        title = "Contributions outside a round" if name == "contributions" else f"Screening flow, {name}"
+        specs.append(
+            FigureSpec(
+                f"screening-flow-{name}",
+                title,
+                f"Flow diagram of {name}: records identified, excluded at each screening stage, and retained.",
+                {
+                    "title": title,
+                    "identified": counts["identified"],
+                    "retained": counts["retained"],
+                    "stages": [[labels["screening_stage"][s].lower(), n] for s, n in counts["by_stage"].items()],
+                },
+                _flow,
+            )
+        )
+    return specs
 
 
 def render_figures(specs: list[FigureSpec], on_disk: Callable[[str], bytes | None]) -> dict[str, bytes | str]:

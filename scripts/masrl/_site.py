@@ -264,7 +264,12 @@ def render_site(
             )
     page("statistics.md", "statistics.md.j2", crosstabs=_crosstab_views(stats, labels))
     page("claims.md", "claims.md.j2", stress=stress_display(analysis.views, analysis.stress))
-    page("screening.md", "screening.md.j2", protocol=protocol)
+    page(
+        "screening.md",
+        "screening.md.j2",
+        protocol=protocol,
+        round_flows=[spec for spec in specs if spec.name.startswith("screening-flow-")],
+    )
     page("contributing.md", "contributing.md.j2", body=_contributing(corpus.root))
     if traces is not None:
         page("traces.md", "traces.md.j2", **traces)

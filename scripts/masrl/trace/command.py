@@ -330,7 +330,7 @@ def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going
     """
     import gc
 
-    from masrl.trace._otel import OtelError, convert, group, read_export
+    from masrl.trace._otel import SERVICE_NAME, OtelError, convert, group, read_export
     from masrl.trace._otel_write import encode_folder, encode_one, unmapped_lines
 
     # The export becomes millions of small objects, none of them garbage until the command ends:
@@ -341,7 +341,7 @@ def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going
     shown = str(file)
     try:
         spans, broken, resource, problems = read_export(file.read_bytes(), keep_going=keep_going)
-        system = resource.get("service.name")
+        system = resource.get(SERVICE_NAME)
         system = system if isinstance(system, str) and system else None
         if to_folder and trace_id is None:
             groups = group(spans)
