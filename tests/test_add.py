@@ -506,7 +506,7 @@ def test_names_round_trip_through_add_and_export(names: list[str]) -> None:
     assert problems == []
     record = yaml.safe_load(scaffold(candidate, "k2024", TAXONOMY))
     record |= FILLED
-    paper = Paper.from_yaml(record)
+    paper = Paper.from_yaml(record, TAXONOMY)
     library = bibtexparser.Library()
     library.add(bib_entry(paper))
     text = bibtexparser.write_string(library)

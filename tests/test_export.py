@@ -23,6 +23,10 @@ from masrl._export import (
 from masrl._records import load_corpus
 
 CORPUS = load_corpus(REPO).corpus
+SNAPSHOT = CORPUS.snapshot()  # the survey's records: what the reference tables describe
+CORRECTED = {p.key for p in SNAPSHOT.papers if p.changes}  # facts refreshed since, each with a dated note
+# The reference columns a correction may change: facts, never tags or the survey's own screening.
+CORRECTABLE = {"title", "first_author", "affiliation", "arxiv_id", "venue", "url"}
 
 
 def _rows(text: str, key: str) -> dict[str, dict[str, str]]:
@@ -37,18 +41,24 @@ def test_csv_has_the_reference_header_then_the_extra_fields() -> None:
 def test_papers_csv_round_trips_every_reference_fact() -> None:
     reference = _rows((FIXTURES / "reference" / "papers_facts.csv").read_text(encoding="utf-8"), "key")
     ours = _rows(papers_csv(CORPUS), "key")
-    assert set(ours) == set(reference)
+    assert set(ours) >= set(reference)
+    assert {k for k, row in ours.items() if row["origin"] == "survey"} == set(reference)
+    moved = set()
     for key, row in reference.items():
         for column, value in row.items():
             # The reference spells a few names in LaTeX (Gr\\'{e}goire); records hold them in Unicode.
             expected = decode_latex(value) if "\\" in value else value
-            assert ours[key][column] == expected, (key, column)
+            if ours[key][column] != expected:
+                assert key in CORRECTED, (key, column)
+                assert column in CORRECTABLE, (key, column)
+                moved.add((key, column))
+    assert ("latentmas", "venue") in moved  # a known correction: published at ICML 2026
 
 
 def test_exclusions_csv_round_trips_every_reference_fact() -> None:
     reference = _rows((FIXTURES / "reference" / "excluded_facts.csv").read_text(encoding="utf-8"), "record_id")
     ours = _rows(exclusions_csv(CORPUS), "record_id")
-    assert set(ours) == set(reference)
+    assert {r for r, row in ours.items() if row["origin"] == "survey"} == set(reference)
     for rid, row in reference.items():
         for column, value in row.items():
             assert ours[rid][column] == value, (rid, column)
@@ -98,7 +108,8 @@ def test_json_export_reads_back(run_cli: Any, monkeypatch: Any) -> None:
     monkeypatch.chdir(REPO)
     data = json.loads(run_cli("export", "json").stdout)
     assert [p["key"] for p in data["papers"]] == [p.key for p in CORPUS.papers]
-    assert len(data["exclusions"]) == 32
+    assert len(data["exclusions"]) == len(CORPUS.exclusions)
+    assert sum(e["origin"] == "survey" for e in data["exclusions"]) == 32
     assert len(data["audits"]) == 32
     c3 = next(p for p in data["papers"] if p["key"] == "c3")
     assert c3["reward_family"] == "R1"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 from conftest import GOLDEN, REPO
 
 SNAPSHOT = json.loads((GOLDEN / "stats-snapshot-survey.json").read_text("utf-8"))
+LIVING = json.loads((REPO / "site" / "docs" / "data" / "stats.json").read_text("utf-8"))  # the repository as built
 
 
 @pytest.fixture
@@ -19,7 +21,7 @@ def grown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the real corpus plus one paper and one exclusion added after the survey's cutoff."""
     root = tmp_path / "corpus"
     root.mkdir()
-    for name in ("taxonomy.yaml", "claims.yaml", "README.md"):
+    for name in ("taxonomy.yaml", "claims.yaml", "protocol.yaml", "README.md"):
         shutil.copy(REPO / name, root / name)
     for folder in ("papers", "exclusions", "audits"):
         shutil.copytree(REPO / folder, root / folder)
@@ -31,6 +33,7 @@ def grown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         .replace('added: "2026-05-04"', 'added: "2026-07-15"')
         .replace("credit_unit: agent", "credit_unit: message")
     )
+    paper = re.sub(r"(?m)^(doi|code): .*\n", "", paper)  # the newcomer's own work, not magrpo's
     (root / "papers" / "newcomer2026.yaml").write_text(paper, "utf-8")
     exclusion = (REPO / "exclusions" / "E001.yaml").read_text("utf-8")
     exclusion = (
@@ -69,9 +72,17 @@ def test_added_records_move_the_living_counts_not_the_snapshot(grown: Path, run_
     assert snapshot.exit_code == living.exit_code == 0, (snapshot.output, living.output)
     assert _without_claims(snapshot.stdout) == SNAPSHOT
     data = json.loads(living.stdout)
-    assert (data["retained"], data["excluded"], data["identified"]) == (85, 33, 118)
-    assert data["counts"]["credit_unit"]["message"] == SNAPSHOT["counts"]["credit_unit"]["message"] + 1
-    assert data["counts"]["origin"] == {"survey": 84, "contributor": 1, "discovery": 0}
+    assert (data["retained"], data["excluded"], data["identified"]) == (
+        LIVING["retained"] + 1,
+        LIVING["excluded"] + 1,
+        LIVING["identified"] + 2,
+    )
+    assert data["counts"]["credit_unit"]["message"] == LIVING["counts"]["credit_unit"]["message"] + 1
+    assert data["counts"]["origin"] == {
+        "survey": 84,
+        "contributor": LIVING["counts"]["origin"]["contributor"] + 1,
+        "discovery": LIVING["counts"]["origin"]["discovery"],
+    }
     assert data["snapshot"] == {"retained": 84, "excluded": 32, "identified": 116, "audited": 32}
 
 
@@ -81,12 +92,13 @@ def test_readme_shows_the_snapshot_beside_living_counts_that_differ(grown: Path,
     # Assert
     assert result.exit_code == 0, result.output
     readme = (grown / "README.md").read_text("utf-8")
+    retained, excluded = LIVING["retained"] + 1, LIVING["excluded"] + 1
     assert (
-        "**85** retained entries (survey snapshot: 84) · **33** screened-out records (survey snapshot: 32) "
-        "(118 identified)" in readme
+        f"**{retained}** retained entries (survey snapshot: 84) · **{excluded}** screened-out records "
+        f"(survey snapshot: 32) ({retained + excluded} identified)" in readme
     )
     home = (grown / "site" / "docs" / "index.md").read_text("utf-8")
-    assert "<strong>85</strong><span>entries (84 in the survey snapshot)</span>" in home
+    assert f"<strong>{retained}</strong><span>entries (84 in the survey snapshot)</span>" in home
 
 
 def test_snapshot_option_accepts_only_known_snapshots(run_cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
