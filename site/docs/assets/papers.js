@@ -456,7 +456,13 @@
       var row = list[r];
       var line = csvCell(row.k) + "," + quoted(row.t) + "," + quoted(row.au.join("; ") + (row.ea ? "; et al." : "")) +
         "," + row.y + "," + quoted(row.ve);
-      for (var t = 0; t < tags.length; t++) line += "," + cellOf[tags[t]][row._v[tags[t]][0]];
+      for (var t = 0; t < tags.length; t++) {
+        // every value a row holds: one for most fields, several for a multi-valued one
+        var held = row._v[tags[t]];
+        var cell = held.length === 1 ? cellOf[tags[t]][held[0]] : "";
+        for (var h = 0; held.length > 1 && h < held.length; h++) cell += (h ? ";" : "") + filters[tags[t]].values[held[h]][0];
+        line += "," + (held.length > 1 ? csvCell(cell) : cell);
+      }
       if (sub >= 0) {
         var codes = "";
         var at = row._v[sub];
