@@ -236,6 +236,13 @@ def stats_schema(tax: Taxonomy) -> dict[str, Any]:
         }
 
     keyed_counts = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
+    # The counts of a screening flow, for the whole corpus and for each search round.
+    flow = {
+        "identified": {"type": "integer"},
+        "excluded": {"type": "integer"},
+        "retained": {"type": "integer"},
+        "by_stage": keyed_counts,
+    }
     subdecision = {
         "type": "object",
         "properties": {
@@ -316,26 +323,14 @@ def stats_schema(tax: Taxonomy) -> dict[str, Any]:
                 "description": "The screening flow.",
                 "type": "object",
                 "properties": {
-                    "identified": {"type": "integer"},
-                    "excluded": {"type": "integer"},
-                    "retained": {"type": "integer"},
-                    "by_stage": keyed_counts,
+                    **flow,
                     "by_reason": keyed_counts,
                     "first_reason": {**keyed_counts, "description": "Exclusions by their first (main) reason."},
                     "rounds": {
                         "description": "The same flow per search round of protocol.yaml, then `contributions` "
                         "(records added by contributors) and `unassigned`; absent without protocol.yaml.",
                         "type": "object",
-                        "additionalProperties": {
-                            "type": "object",
-                            "properties": {
-                                "identified": {"type": "integer"},
-                                "excluded": {"type": "integer"},
-                                "retained": {"type": "integer"},
-                                "by_stage": keyed_counts,
-                            },
-                            "required": ["identified", "excluded", "retained", "by_stage"],
-                        },
+                        "additionalProperties": {"type": "object", "properties": flow, "required": list(flow)},
                     },
                 },
                 "required": ["identified", "excluded", "retained", "by_stage", "by_reason", "first_reason"],
