@@ -12,6 +12,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,6 +33,18 @@ def require_browser() -> str:
             pytest.fail("chromium is required (MASRL_REQUIRE_BROWSER=1) but not installed")
         pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
     return path
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium, launched headless through Playwright for the block (skips when absent)."""
+    path = require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
 
 
 def copy_site_frame(root: Path) -> None:

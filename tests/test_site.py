@@ -13,7 +13,14 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from _site_support import CHROMIUM_ARGS, REPO, copy_site_frame, mkdocs_build, require_browser, serve, serve_like_pages
+from _site_support import (
+    REPO,
+    chromium,
+    copy_site_frame,
+    mkdocs_build,
+    serve,
+    serve_like_pages,
+)
 from masrl._records import load_corpus
 from masrl._site import PAPERS_PER_PAGE
 
@@ -68,13 +75,8 @@ def test_no_page_references_an_outside_host_for_assets(repo_site: Path) -> None:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    path = require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+    with chromium() as instance:
         yield instance
-        instance.close()
 
 
 class Visit:

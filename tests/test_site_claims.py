@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from _site_support import CHROMIUM_ARGS, REPO, copy_site_frame, mkdocs_build, require_browser, serve
+from _site_support import REPO, chromium, copy_site_frame, mkdocs_build, serve
 from masrl._build import analyse
 
 # The table under the "Under other readings" heading (id "stress"), as rows of cell texts.
@@ -34,13 +34,8 @@ WARNINGS_JS = """h => {
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    path = require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+    with chromium() as instance:
         yield instance
-        instance.close()
 
 
 def _build(root: Path, out: Path) -> Path:
