@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from conftest import FIXTURES, REPO, fixture_corpus
+from masrl._records import load_corpus
 
 # A multi-valued field, as a maintainer would add a new axis of the survey.
 MODALITY = """
@@ -60,6 +61,16 @@ def test_new_field_is_validated(with_modality: Path, run_cli: Any) -> None:
         "papers/beta.yaml:33:18: modality[1]: modality must be one of 'text' or 'vision', not 'audio'",
     ]
     assert result.exit_code == 1
+
+
+def test_new_field_is_typed_as_a_tuple_of_ids(with_modality: Path) -> None:
+    papers = load_corpus(with_modality).corpus.papers
+    assert {p.key: p.tag_values("modality") for p in papers} == {
+        "alpha": ("text",),
+        "beta": ("text", "vision"),
+        "delta": ("text",),
+        "gamma": ("vision",),
+    }
 
 
 def test_new_field_reaches_schema_stats_exports_readme_and_site(with_modality: Path, run_cli: Any) -> None:
@@ -229,6 +240,11 @@ def test_corpus_without_audits(small: Path, run_cli: Any) -> None:
     ("name", "message"),
     [
         ("alpha.yml", "papers/alpha.yml:1:1: (record): not a record, so it would be left out: rename it to alpha.yaml"),
+        ("alpha.YML", "papers/alpha.YML:1:1: (record): not a record, so it would be left out: rename it to alpha.yaml"),
+        (
+            "alpha.YAML",
+            "papers/alpha.YAML:1:1: (record): not a record, so it would be left out: rename it to alpha.yaml",
+        ),
         (
             "notes.txt",
             "papers/notes.txt:1:1: (record): not a record, so it would be left out: a paper record is a .yaml file; move this file out of papers/",
@@ -242,7 +258,7 @@ def test_corpus_without_audits(small: Path, run_cli: Any) -> None:
             "papers/drafts:1:1: (record): not a record, so it would be left out: move its files into papers/ or out of it",
         ),
     ],
-    ids=["yml", "txt", "backup", "folder"],
+    ids=["yml", "YML", "YAML", "txt", "backup", "folder"],
 )
 def test_stray_files_in_record_folders_are_errors(small: Path, run_cli: Any, name: str, message: str) -> None:
     # Arrange

@@ -25,6 +25,8 @@ EXCLUSIONS_DIR = "exclusions"
 AUDITS_DIR = "audits"
 RECORD_DIRS = {PAPERS_DIR: "paper", EXCLUSIONS_DIR: "exclusion", AUDITS_DIR: "audit"}
 SUFFIX = ".yaml"
+# Each kind with its article, for messages that name one record.
+A_RECORD = {"paper": "a paper record", "exclusion": "an exclusion record", "audit": "an audit record"}
 
 
 @dataclass(frozen=True)
@@ -389,7 +391,7 @@ def stray_files(root: Path, shown: Callable[[Path], str]) -> Iterator[Problem]:
             elif p.is_dir():
                 hint = f"move its files into {folder}/ or out of it"
             else:
-                hint = f"a {kind} record is a {SUFFIX} file; move this file out of {folder}/"
+                hint = f"{A_RECORD[kind]} is a {SUFFIX} file; move this file out of {folder}/"
             yield Problem(shown(p), 1, 1, "", f"not a record, so it would be left out: {hint}")
 
 
