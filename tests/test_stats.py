@@ -7,14 +7,18 @@ import csv
 import io
 import json
 from collections import Counter
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pandas as pd
 import pytest
 
 from conftest import FIXTURES, REPO
 from masrl import _stats
 from masrl._build import analyse
+from masrl._records import load_corpus
 from masrl._stats import cohen_kappa
 
 # The reference tables are the survey's: they describe its snapshot, which the living corpus extends.
@@ -115,6 +119,20 @@ def test_cohen_kappa(first: list[str], second: list[str], kappa: float | None) -
     assert result == pytest.approx(kappa) if kappa is not None else result is None
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "message"),
+    [
+        # -- each rater labels every item once, so the lists must be as long as each other
+        (["a", "b"], ["a"], "shorter"),
+        (["a"], ["a", "b"], "longer"),
+    ],
+    ids=["second-shorter", "second-longer"],
+)
+def test_cohen_kappa_refuses_lists_of_different_lengths(first: list[str], second: list[str], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        cohen_kappa(first, second)
+
+
 def test_audit_agreement_matches_the_spot_check() -> None:
     audit = STATS["audit"]
     assert audit["rows"] == 32
@@ -177,3 +195,94 @@ def test_frame_has_ordered_categoricals() -> None:
     frame = _stats.papers_frame(ANALYSIS.corpus)
     assert list(frame["credit_unit"].cat.categories) == list(TAX.ids("credit_unit"))
     assert len(frame) == 84
+
+
+@pytest.mark.parametrize(
+    ("column", "values"),
+    [
+        # -- the paper's own fields, one row per paper in key order
+        ("key", ["alpha", "beta", "delta", "gamma"]),
+        (
+            "title",
+            [
+                "Alpha | pipes, *stars*, `ticks` and <script>alert(1)</script> in a title",
+                "Beta debate with message credit",
+                "Delta swarm report",
+                "Gamma, a benchmark of agent teams",
+            ],
+        ),
+        ("year", [2025, 2024, 2026, 2023]),
+        ("strict_credit", [True, False, False, False]),
+        # -- sub-decisions: coded at all (gamma is not), then each one's code or None
+        ("coded", [True, True, True, False]),
+        ("O1", ["learned", None, None, None]),
+        ("O3", [None, "learned", None, None]),
+        ("O4", ["designed", None, None, None]),
+        ("O5", [None, None, None, None]),
+    ],
+    ids=["key", "title", "year", "strict_credit", "coded", "O1", "O3", "O4", "O5"],
+)
+def test_frame_has_a_row_per_paper(small: Path, column: str, values: list[Any]) -> None:
+    frame = _stats.papers_frame(load_corpus(small).corpus)
+    assert [None if pd.isna(x) else x for x in frame[column]] == values  # pandas may show None as NaN
+
+
+@pytest.mark.parametrize("papers", ["four", "none"])
+def test_frame_columns_keep_their_types(small: Path, papers: str) -> None:
+    # Arrange: the small corpus, or the same corpus with its papers left out.
+    corpus = load_corpus(small).corpus
+    if papers == "none":
+        corpus = replace(corpus, papers=())
+    # Act
+    frame = _stats.papers_frame(corpus)
+    # Assert
+    assert (frame["strict_credit"].dtype, frame["coded"].dtype) == (bool, bool)
+    for f in corpus.taxonomy.counted_fields("paper"):
+        assert frame[f.name].cat.ordered, f.name
+        assert list(frame[f.name].cat.categories) == list(f.ids), f.name
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        # -- two exclusions: E001 at the abstract for two reasons, E002 at the artifact for one
+        ("identified", 6),
+        ("excluded", 2),
+        ("retained", 4),
+        (
+            "by_stage",
+            {"abstract_screen": 1, "full_text_screen": 0, "artifact_screen": 1, "duplicate_screen": 0},
+        ),
+        (
+            "by_reason",
+            {
+                "no_rl": 1,
+                "single_agent": 0,
+                "no_mas_mechanism": 1,
+                "out_of_scope": 0,
+                "background_only": 0,
+                "superseded": 0,
+                "duplicate": 0,
+                "insufficient_detail": 1,
+                "no_trace_instrumentation": 0,
+            },
+        ),
+        (
+            "first_reason",
+            {
+                "no_rl": 1,
+                "single_agent": 0,
+                "no_mas_mechanism": 0,
+                "out_of_scope": 0,
+                "background_only": 0,
+                "superseded": 0,
+                "duplicate": 0,
+                "insufficient_detail": 1,
+                "no_trace_instrumentation": 0,
+            },
+        ),
+    ],
+    ids=["identified", "excluded", "retained", "by_stage", "by_reason", "first_reason"],
+)
+def test_screening_flow_keeps_zeros(small: Path, key: str, expected: Any) -> None:
+    assert _stats.screening(load_corpus(small).corpus)[key] == expected
