@@ -189,6 +189,15 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
         ],
     ),
     (
+        "enum-bool-false",
+        "papers/x.yaml",
+        r("rl", "rl: false"),
+        1,
+        [
+            "papers/x.yaml:13:1: rl: rl must be one of 'yes', 'partial' or 'no', not false (YAML reads bare true/false as booleans; write the value as listed)"
+        ],
+    ),
+    (
         "enum-number",
         "papers/x.yaml",
         r("scenario", "scenario: 3"),
@@ -306,6 +315,25 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
         1,
         ["papers/x.yaml:10:1: url: url must be an http(s) URL with no spaces, not 'https://example.org/a b'"],
     ),
+    # a wrong value is shown whole up to 60 characters, quotes included, and cut short beyond
+    (
+        "url-space-60",
+        "papers/x.yaml",
+        r("url", "url: https://example.org/a b" + "c" * 35),
+        1,
+        [
+            f"papers/x.yaml:10:1: url: url must be an http(s) URL with no spaces, not 'https://example.org/a b{'c' * 35}'"
+        ],
+    ),
+    (
+        "url-space-61",
+        "papers/x.yaml",
+        r("url", "url: https://example.org/a b" + "c" * 35 + "d"),
+        1,
+        [
+            f"papers/x.yaml:10:1: url: url must be an http(s) URL with no spaces, not 'https://example.org/a b{'c' * 33}..."
+        ],
+    ),
     (
         "url-arxiv-mismatch",
         "papers/x.yaml",
@@ -364,6 +392,27 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
         r("title", 'title: "Line one\\nline two"'),
         1,
         ["papers/x.yaml:3:1: title: title must be a single line"],
+    ),
+    (
+        "title-number",
+        "papers/x.yaml",
+        r("title", "title: 42"),
+        1,
+        ["papers/x.yaml:3:1: title: title must be text, not a number 42"],
+    ),
+    (
+        "summary-trailing-space",
+        "papers/x.yaml",
+        r("summary", 'summary: "Trains a team. "'),
+        1,
+        ["papers/x.yaml:22:1: summary: summary must not start or end with spaces"],
+    ),
+    (
+        "bibtex-list",
+        "papers/x.yaml",
+        P + "bibtex: [journal]\n",
+        1,
+        ["papers/x.yaml:25:1: bibtex: bibtex must be a mapping of field: value lines, not a list"],
     ),
     (
         "key-filename",
@@ -450,6 +499,34 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
         1,
         [
             "papers/x.yaml:26:3: exceptions.industry_is_case: exceptions.industry_is_case must be text, not a list ['a', 'b']"
+        ],
+    ),
+    # every key of a keyed field is checked, after a wrong one too
+    (
+        "exception-unknown-then-empty",
+        "papers/x.yaml",
+        P + "exceptions:\n  no_such_rule: because\n  industry_is_case: ''\n",
+        1,
+        [
+            "papers/x.yaml:26:3: exceptions.no_such_rule: exceptions keys must be 'industry_is_case', 'no_rl_no_reward', 'no_rl_no_credit', 'no_team_for_benchmarks_and_surveys', 'year_not_before_arxiv' or 'learned_needs_rl', not 'no_such_rule'",
+            "papers/x.yaml:27:3: exceptions.industry_is_case: exceptions.industry_is_case must not be empty",
+        ],
+    ),
+    (
+        "sub-list",
+        "papers/x.yaml",
+        r("subdecisions", "subdecisions: [O1]"),
+        1,
+        ["papers/x.yaml:21:1: subdecisions: subdecisions must be a mapping, not a list ['O1']"],
+    ),
+    (
+        "sub-codes-without-mapping",
+        "papers/x.yaml",
+        r("subdecisions", "subdecisions:\n  O1: learned\n  O2: designed"),
+        1,
+        [
+            "papers/x.yaml:22:3: subdecisions.O1: subdecisions.O1 must be a mapping with code, basis, evidence",
+            "papers/x.yaml:23:3: subdecisions.O2: subdecisions.O2 must be a mapping with code, basis, evidence",
         ],
     ),
     # a sentence may end with any of . ! ?
