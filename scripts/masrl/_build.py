@@ -104,10 +104,8 @@ def labels_of(corpus: Corpus) -> dict[str, dict[str, str]]:
 
 def render_outputs(root: Path, analysis: Analysis) -> dict[str, str | bytes]:
     """Every generated file, keyed by path relative to *root*."""
-    from masrl import _export, _figures, _news, _render, _site
-    from masrl._render import README, RenderError
+    from masrl import _figures, _site
     from masrl.schema import render_schemas
-    from masrl.trace import _schema as _trace_schema
 
     corpus = analysis.corpus
     read = _reader(root)
@@ -115,7 +113,23 @@ def render_outputs(root: Path, analysis: Analysis) -> dict[str, str | bytes]:
     outputs.update(render_schemas(corpus.taxonomy))
     specs = _figures.figure_specs(analysis.stats, labels_of(corpus))
     traces, trace_specs = _site.trace_pages(root)
-    outputs.update(_figures.render_figures([*specs, *trace_specs], read))
+    # Figures are drawn in the background (when there are several) while the rest is rendered.
+    with _figures.Drawing([*specs, *trace_specs], read) as drawing:
+        _render_text(root, analysis, specs, traces, outputs)
+        outputs.update(drawing.result())
+    return outputs
+
+
+def _render_text(
+    root: Path, analysis: Analysis, specs: list[Any], traces: Any, outputs: dict[str, str | bytes]
+) -> None:
+    """Every generated file but the figures, added to *outputs*."""
+    from masrl import _export, _news, _render, _site
+    from masrl._render import README, RenderError
+    from masrl.trace import _schema as _trace_schema
+
+    corpus = analysis.corpus
+    read = _reader(root)
     outputs[_trace_schema.SCHEMA_PATH] = _trace_schema.schema_text()
     data = "site/docs/data"
     outputs[f"{data}/stats.json"] = json.dumps(analysis.stats, indent=2, ensure_ascii=False) + "\n"
@@ -135,7 +149,6 @@ def render_outputs(root: Path, analysis: Analysis) -> dict[str, str | bytes]:
         outputs[README] = _render.replace_blocks(current.decode("utf-8"), blocks)
     except RenderError as exc:
         raise BuildError([], 0, str(exc)) from None
-    return outputs
 
 
 def _protocol(root: Path, corpus: Corpus) -> Any:
