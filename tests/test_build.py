@@ -246,3 +246,24 @@ def test_figure_processes_end_when_rendering_fails(small: Path, monkeypatch: pyt
     with pytest.raises(_build.BuildError, match="rendering failed"):
         _build.render_outputs(small, analyse(small))
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize("record_broken", [False, True])
+def test_a_broken_example_trace_stops_the_build_after_the_records_have_spoken(
+    small: Path, run_cli: Any, record_broken: bool
+) -> None:
+    traces = small / "traces"
+    traces.mkdir()
+    shutil.copy(REPO / "traces" / "debate.json", traces / "debate.json")
+    (traces / "broken.json").write_text('{"trace_id": "x", "events": []}', "utf-8")
+    if record_broken:
+        beta = small / "papers/beta.yaml"
+        beta.write_text(beta.read_text("utf-8").replace("credit_unit: message", "credit_unit: mesage"), "utf-8")
+    before = _snapshot(small)
+    result = run_cli("build")
+    assert result.exit_code == 1
+    if record_broken:
+        assert result.stdout.startswith("papers/beta.yaml:18:1: credit_unit: credit_unit must be one of")
+    else:
+        assert "the example trace traces/broken.json does not validate" in result.stderr
+    assert _snapshot(small) == before

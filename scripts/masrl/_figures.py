@@ -360,35 +360,45 @@ def _round_flows(rounds: dict[str, Any], labels: dict[str, dict[str, str]]) -> l
 
 def render_figures(specs: list[FigureSpec], on_disk: Callable[[str], bytes | None]) -> dict[str, bytes | str]:
     """SVG bytes for every figure plus the manifest; unchanged figures are reused from disk."""
-    with Drawing(specs, on_disk) as drawing:
+    with Drawing(on_disk) as drawing:
+        drawing.add(specs)
         return drawing.result()
 
 
-PARALLEL_FIGURES = 4  # from this many figures to draw, draw them in two forked processes
+PARALLEL_FIGURES = 2  # from this many figures to draw at once, two forked processes draw them
 
 
 class Drawing:
     """Figures on their way: those unchanged are read from disk, the rest drawn.
 
-    From :data:`PARALLEL_FIGURES` figures to draw on a multi-core machine, two forked processes
-    draw them in the background while the caller renders other files; :meth:`result` waits for
-    them. Use it as a context manager, so the processes end even if the caller fails first.
+    Figures are added in batches, as their data becomes known. On a multi-core machine, once a
+    batch holds :data:`PARALLEL_FIGURES` figures to draw, two forked processes draw them (and every
+    later one) in the background while the caller goes on; :meth:`result` waits for them. Use it
+    as a context manager, so the processes end even if the caller fails first.
     """
 
-    def __init__(self, specs: list[FigureSpec], on_disk: Callable[[str], bytes | None]) -> None:
-        self.specs = specs
-        old_manifest: dict[str, Any] = {}
+    def __init__(self, on_disk: Callable[[str], bytes | None]) -> None:
+        self._on_disk = on_disk
+        self._old: dict[str, Any] = {}
         raw = on_disk(MANIFEST)
         if raw:
             try:
-                old_manifest = json.loads(raw)
+                self._old = json.loads(raw)
             except ValueError:
-                old_manifest = {}
+                self._old = {}
+        self.specs: list[FigureSpec] = []
         self.drawn: dict[str, bytes] = {}
-        self.stale: list[FigureSpec] = []
+        self._stale: list[FigureSpec] = []  # to draw here, when the result is asked for
+        self._pending: list[tuple[list[FigureSpec], Any]] = []  # batches being drawn by the pool
+        self._pool: Any = None
+
+    def add(self, specs: list[FigureSpec]) -> None:
+        """Take *specs* in: reuse those unchanged on disk, start drawing the others."""
+        stale = []
         for spec in specs:
-            previous = old_manifest.get(spec.name, {})
-            existing = on_disk(spec.path)
+            self.specs.append(spec)
+            previous = self._old.get(spec.name, {})
+            existing = self._on_disk(spec.path)
             if (
                 existing is not None
                 and previous.get("data") == spec.fingerprint()
@@ -396,15 +406,16 @@ class Drawing:
             ):
                 self.drawn[spec.name] = existing
             else:
-                self.stale.append(spec)
-        self._pool: Any = None
-        self._pending: Any = None
-        if len(self.stale) >= PARALLEL_FIGURES and (os.cpu_count() or 1) >= 2:
+                stale.append(spec)
+        if self._pool is None and len(stale) >= PARALLEL_FIGURES and (os.cpu_count() or 1) >= 2:
             import multiprocessing
 
             _figure(1, 1)  # import and configure matplotlib once, before the workers fork from this process
             self._pool = multiprocessing.get_context("fork").Pool(2)
-            self._pending = self._pool.map_async(draw, self.stale)
+        if self._pool is not None and stale:
+            self._pending.append((stale, self._pool.map_async(draw, stale)))
+        else:
+            self._stale.extend(stale)
 
     def __enter__(self) -> Drawing:
         return self
@@ -417,14 +428,17 @@ class Drawing:
 
     def result(self) -> dict[str, bytes | str]:
         """SVG bytes (light and dark) for every figure, and the manifest, keyed by path."""
-        svgs = self._pending.get() if self._pending is not None else [draw(spec) for spec in self.stale]
-        drawn = {**self.drawn, **dict(zip((s.name for s in self.stale), svgs, strict=True))}
+        for batch, pending in self._pending:
+            self.drawn.update(zip((s.name for s in batch), pending.get(), strict=True))
+        self.drawn.update((spec.name, draw(spec)) for spec in self._stale)
+        self._pending, self._stale = [], []
         out: dict[str, bytes | str] = {}
         manifest: dict[str, Any] = {}
         for spec in self.specs:
-            out[spec.path] = drawn[spec.name]
-            out[spec.dark_path] = dark_variant(drawn[spec.name])
-            manifest[spec.name] = {"data": spec.fingerprint(), "sha256": hashlib.sha256(drawn[spec.name]).hexdigest()}
+            svg = self.drawn[spec.name]
+            out[spec.path] = svg
+            out[spec.dark_path] = dark_variant(svg)
+            manifest[spec.name] = {"data": spec.fingerprint(), "sha256": hashlib.sha256(svg).hexdigest()}
         out[MANIFEST] = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
         return out
 
