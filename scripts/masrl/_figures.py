@@ -358,13 +358,6 @@ def _round_flows(rounds: dict[str, Any], labels: dict[str, dict[str, str]]) -> l
     return specs
 
 
-def render_figures(specs: list[FigureSpec], on_disk: Callable[[str], bytes | None]) -> dict[str, bytes | str]:
-    """SVG bytes for every figure plus the manifest; unchanged figures are reused from disk."""
-    with Drawing(on_disk) as drawing:
-        drawing.add(specs)
-        return drawing.result()
-
-
 PARALLEL_FIGURES = 2  # from this many figures to draw at once, two forked processes draw them
 
 
