@@ -199,7 +199,8 @@ def _duplicates(ids: list[str]) -> Iterator[Found]:
 
 
 def _t(value: float) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    """A time as messages show it: ``3`` for 3.0, and a Unix time in full (``1767225600.25``)."""
+    return f"{value:.15g}"
 
 
 def _edges(edges: Sequence[Any], g: Graph, dangling: list[Found]) -> Iterator[Found]:

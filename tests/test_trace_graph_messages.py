@@ -1,0 +1,109 @@
+"""How the graph checks name what they find: which cycle, from which event, how much of it.
+
+A trace may hold several cycles, events listed in any order, and events downstream of a cycle.
+The report names one cycle, found from the event listed first, spelled from its own event listed
+first and pointing at the edge that closes it, with long cycles cut and the events beyond it counted. Each case is an equal-time trace
+(one root agent, every event at t=0) with the edges given, and the one problem expected.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from masrl.trace._validate import validate_file
+from trace_cases import encode
+
+F = "t.json"
+
+
+def _trace(ids: list[str], edges: list[tuple[str, str]]) -> dict[str, object]:
+    return {
+        "schema_version": "1.0",
+        "trace_id": "cycles",
+        "events": [{"id": i, "t": 0, "type": "aggregate", "agent": "lead"} for i in ids],
+        "edges": [{"src": s, "dst": d, "type": "causal"} for s, d in edges],
+    }
+
+
+def _ring(names: list[str]) -> list[tuple[str, str]]:
+    return list(zip(names, names[1:] + names[:1], strict=True))
+
+
+LONG = [f"n{k:02d}" for k in range(13)]
+TWELVE = LONG[:12]
+ACYCLIC = "; the event graph must be acyclic"
+
+CASES: list[tuple[str, list[str], list[tuple[str, str]], str]] = [
+    # two cycles: the one holding the event listed first is named, not the first by name
+    ("first-listed-cycle", ["q", "p", "b", "a"], [*_ring(["p", "q"]), *_ring(["a", "b"])],
+     f"/edges/0: edges form a cycle: 'q' -> 'p' -> 'q'{ACYCLIC} (2 more events are on or after a cycle)"),
+    # the event listed first lies after the cycle: it is counted, not named
+    ("downstream-first", ["d", "b", "c", "a"], [*_ring(["a", "b", "c"]), ("c", "d")],
+     f"/edges/0: edges form a cycle: 'b' -> 'c' -> 'a' -> 'b'{ACYCLIC} (1 more events are on or after a cycle)"),
+    # a cycle is spelled from its event listed first, whatever the names sort to
+    ("spelled-from-first-listed", ["z", "y"], _ring(["y", "z"]),
+     f"/edges/0: edges form a cycle: 'z' -> 'y' -> 'z'{ACYCLIC}"),
+    # walking back from an event with two predecessors on cycles follows the one listed first
+    ("two-ways-back", ["m", "k", "j"], [("k", "m"), ("j", "m"), ("m", "k"), ("m", "j")],
+     f"/edges/0: edges form a cycle: 'm' -> 'k' -> 'm'{ACYCLIC} (1 more events are on or after a cycle)"),
+    # twelve events are spelled out in full, a thirteenth is cut
+    ("twelve", TWELVE, _ring(TWELVE),
+     f"/edges/11: edges form a cycle: {' -> '.join(repr(x) for x in [*TWELVE, 'n00'])}{ACYCLIC}"),
+    ("thirteen", LONG, _ring(LONG),
+     f"/edges/12: edges form a cycle: {' -> '.join(repr(x) for x in LONG[:12])} -> ... -> 'n00'{ACYCLIC}"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "ids", "edges", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_the_cycle_named(
+    tmp_path: Path, case: str, ids: list[str], edges: list[tuple[str, str]], expected: str
+) -> None:
+    path = tmp_path / F
+    path.write_bytes(encode(_trace(ids, edges)))
+    checked = validate_file(path, F)
+    assert [str(p) for p in checked.problems] == [f"{F}: {expected}"]
+
+
+def test_a_result_naming_no_tool_answers_no_call_even_after_a_call_naming_none() -> None:
+    """In the original format ``tool`` may be empty; an empty name matches no call, even an empty one."""
+    from masrl.trace._validate import validate_bytes
+
+    doc = {
+        "trace_id": "x",
+        "events": [
+            {"id": "e1", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+            {"id": "e2", "t": 1, "type": "tool_call", "agent": "lead", "tool": ""},
+            {"id": "e3", "t": 2, "type": "tool_result", "agent": "calc", "tool": ""},
+        ],
+        "edges": [],
+    }
+    checked = validate_bytes(encode(doc), F)
+    assert checked.problems == []
+    assert [str(w) for w in checked.warnings] == [
+        f"{F}: /events/2: warning: agent 'calc' is never spawned, yet at t=2 (event 'e3') it records a result "
+        "naming no tool, which no earlier tool_call names; only root agents (acting from the trace's start, t=0) "
+        "and tools answering an earlier tool_call may act without a spawn"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("start", "shown"),
+    [(0.0, ("3", "3.5")), (1_767_225_600.0, ("1767225603", "1767225603.5")), (0.000125, ("3.000125", "3.500125"))],
+)
+def test_times_in_messages_are_written_in_full(tmp_path: Path, start: float, shown: tuple[str, str]) -> None:
+    doc = {
+        "schema_version": "1.0",
+        "trace_id": "x",
+        "events": [
+            {"id": "e1", "t": start, "type": "orchestrator_decision", "agent": "lead"},
+            {"id": "e2", "t": start + 3, "type": "message", "agent": "helper", "to": "lead"},
+            {"id": "e3", "t": start + 3.5, "type": "spawn", "agent": "lead", "to": "helper"},
+        ],
+        "edges": [],
+    }
+    path = tmp_path / F
+    path.write_bytes(encode(doc))
+    [problem] = [str(p) for p in validate_file(path, F).problems]
+    assert f"acts at t={shown[0]} (event 'e2') before it is spawned at t={shown[1]} (/events/2)" in problem
