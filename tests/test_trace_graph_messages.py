@@ -107,3 +107,36 @@ def test_times_in_messages_are_written_in_full(tmp_path: Path, start: float, sho
     path.write_bytes(encode(doc))
     [problem] = [str(p) for p in validate_file(path, F).problems]
     assert f"acts at t={shown[0]} (event 'e2') before it is spawned at t={shown[1]} (/events/2)" in problem
+
+
+def _tool_trace(tools: int, reverse: bool) -> dict[str, object]:
+    """A result for 'calc' that answers nothing, then a call of 'calc' and the result answering it;
+    *tools* other tools called and answered around them, the events listed backwards if *reverse*."""
+    events: list[dict[str, object]] = [{"id": "e0", "t": 0, "type": "orchestrator_decision", "agent": "lead"}]
+    for k in range(tools):
+        events.append({"id": f"c{k}", "t": 0.5, "type": "tool_call", "agent": "lead", "tool": f"tool{k}"})
+        events.append({"id": f"r{k}", "t": 0.75, "type": "tool_result", "agent": f"tool{k}", "tool": f"tool{k}"})
+    events += [
+        {"id": "e1", "t": 1, "type": "tool_result", "agent": "calc", "tool": "calc"},
+        {"id": "e2", "t": 2, "type": "tool_call", "agent": "lead", "tool": "calc"},
+        {"id": "e3", "t": 3, "type": "tool_result", "agent": "calc", "tool": "calc"},
+    ]
+    return {"schema_version": "1.0", "trace_id": "x", "events": events[::-1] if reverse else events, "edges": []}
+
+
+@pytest.mark.parametrize(
+    ("tools", "reverse"),
+    [(0, False), (15, False), (16, False), (0, True)],
+    ids=["in-order", "fifteen-other-tools", "sixteen-other-tools", "listed-backwards"],
+)
+def test_only_the_result_before_the_first_call_answers_nothing(tmp_path: Path, tools: int, reverse: bool) -> None:
+    """The same verdict whether events are in time order with few tools (found by position) or not."""
+    path = tmp_path / F
+    doc = _tool_trace(tools, reverse)
+    path.write_bytes(encode(doc))
+    where = [e["id"] for e in doc["events"]].index("e1")  # type: ignore[index]
+    assert [str(p) for p in validate_file(path, F).problems] == [
+        f"{F}: /events/{where}: agent 'calc' is never spawned, yet at t=1 (event 'e1') it records a result for "
+        "'calc', which no earlier tool_call names; only root agents (acting from the trace's start, t=0) and "
+        "tools answering an earlier tool_call may act without a spawn"
+    ]

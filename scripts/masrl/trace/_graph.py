@@ -399,9 +399,7 @@ def _unspawned(g: Graph, unspawned: set[str], start: float) -> Iterator[Found]:
     if g.in_order and len(named) <= _FEW_KEYS:  # list.index finds first occurrences at C speed
         for tool in named:
             i = tools.index(tool)
-            if kinds[i] is m.ToolCall:
-                first_call[tool] = ts[i]
-            else:
+            if kinds[i] is not m.ToolCall:  # named before any call: a result of it may answer nothing
                 suspect_tools.add(tool)
                 calls = [j for j in range(i, len(tools)) if tools[j] == tool and kinds[j] is m.ToolCall]
                 first_call[tool] = ts[calls[0]] if calls else math.inf
