@@ -140,3 +140,27 @@ def test_only_the_result_before_the_first_call_answers_nothing(tmp_path: Path, t
         "'calc', which no earlier tool_call names; only root agents (acting from the trace's start, t=0) and "
         "tools answering an earlier tool_call may act without a spawn"
     ]
+
+
+def test_results_naming_no_tool_and_results_answering_nothing_are_both_reported() -> None:
+    from masrl.trace._validate import validate_bytes
+
+    doc = {
+        "trace_id": "x",
+        "events": [
+            {"id": "e1", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+            {"id": "e2", "t": 1, "type": "tool_result", "agent": "calc", "tool": "calc"},
+            {"id": "e3", "t": 2, "type": "tool_result", "agent": "web", "tool": ""},
+        ],
+        "edges": [],
+    }
+    rest = (
+        ", which no earlier tool_call names; only root agents (acting from the trace's start, t=0) and tools "
+        "answering an earlier tool_call may act without a spawn"
+    )
+    assert [str(w) for w in validate_bytes(encode(doc), F).warnings] == [
+        f"{F}: /events/1: warning: agent 'calc' is never spawned, yet at t=1 (event 'e2') it records a result "
+        f"for 'calc'{rest}",
+        f"{F}: /events/2: warning: agent 'web' is never spawned, yet at t=2 (event 'e3') it records a result "
+        f"naming no tool{rest}",
+    ]
