@@ -164,3 +164,84 @@ def test_results_naming_no_tool_and_results_answering_nothing_are_both_reported(
         f"{F}: /events/2: warning: agent 'web' is never spawned, yet at t=2 (event 'e3') it records a result "
         f"naming no tool{rest}",
     ]
+
+
+def _validated(tmp_path: Path, doc: dict[str, object]) -> list[str]:
+    path = tmp_path / F
+    path.write_bytes(encode(doc))
+    return [str(p) for p in validate_file(path, F).problems]
+
+
+def test_events_in_two_interleaved_orders_are_not_taken_for_time_order(tmp_path: Path) -> None:
+    """Every event is no earlier than the one two places before it, yet the list is not in time order:
+    the first act of an agent is then its earliest, not the first listed."""
+    events = [
+        {"id": "e0", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "e1", "t": 2, "type": "message", "agent": "x", "to": "lead"},
+        {"id": "e2", "t": 1, "type": "message", "agent": "x", "to": "lead"},
+        {"id": "e3", "t": 2.5, "type": "aggregate", "agent": "lead"},
+        {"id": "e4", "t": 1.5, "type": "spawn", "agent": "lead", "to": "x"},
+    ]
+    assert _validated(tmp_path, {"schema_version": "1.0", "trace_id": "x", "events": events, "edges": []}) == [
+        f"{F}: /events/2: agent 'x' acts at t=1 (event 'e2') before it is spawned at t=1.5 (/events/4); an agent "
+        "acts only after its first spawn"
+    ]
+
+
+@pytest.mark.parametrize("filler", [0, 300])
+def test_rare_events_among_many_are_all_found(tmp_path: Path, filler: int) -> None:
+    """Spawns among hundreds of other events (a rare kind, found by jumping from one to the next)."""
+    events: list[dict[str, object]] = [{"id": "d", "t": 0, "type": "orchestrator_decision", "agent": "lead"}]
+    events += [{"id": f"s{k}", "t": 1 + k, "type": "spawn", "agent": "lead", "to": f"w{k}"} for k in range(3)]
+    events += [{"id": f"a{k}", "t": 10, "type": "aggregate", "agent": "lead"} for k in range(filler)]
+    # w2 acts before its spawn at t=3; w1 spawns itself; w0 behaves
+    events += [
+        {"id": "x0", "t": 2.5, "type": "message", "agent": "w2", "to": "lead"},
+        {"id": "x1", "t": 11, "type": "spawn", "agent": "w1", "to": "w1"},
+        {"id": "x2", "t": 12, "type": "message", "agent": "w0", "to": "lead"},
+    ]
+    n = len(events)
+    assert _validated(tmp_path, {"schema_version": "1.0", "trace_id": "x", "events": events, "edges": []}) == [
+        f"{F}: /events/{n - 3}: agent 'w2' acts at t=2.5 (event 'x0') before it is spawned at t=3 (/events/3); "
+        "an agent acts only after its first spawn",
+        f"{F}: /events/{n - 2}/to: agent 'w1' cannot spawn itself",
+    ]
+
+
+def test_a_tool_answering_nothing_several_times_is_reported_once_from_its_earliest(tmp_path: Path) -> None:
+    """Listed latest first, the earliest wrong result is named and the others counted."""
+    events: list[dict[str, object]] = [
+        {"id": "e0", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "e3", "t": 3, "type": "tool_result", "agent": "calc", "tool": "calc"},
+        {"id": "e2", "t": 2, "type": "tool_result", "agent": "calc", "tool": "calc"},
+        {"id": "e1", "t": 1, "type": "tool_result", "agent": "calc", "tool": "calc"},
+        {"id": "e4", "t": 1, "type": "tool_result", "agent": "calc", "tool": "calc"},
+    ]
+    assert _validated(tmp_path, {"schema_version": "1.0", "trace_id": "x", "events": events, "edges": []}) == [
+        f"{F}: /events/3: agent 'calc' is never spawned, yet at t=1 (event 'e1') it records a result for 'calc', "
+        "which no earlier tool_call names; only root agents (acting from the trace's start, t=0) and tools "
+        "answering an earlier tool_call may act without a spawn; 3 more of its events break this rule"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"end": 0, "duration": 1e-12}, []),  # float noise at time zero is not a disagreement
+        ({"end": 1e9, "duration": 1e9 + 0.1}, []),  # nor a tenth of a second in a Unix time
+        (
+            {"end": 0, "duration": 1e-6},
+            [
+                f"{F}: /events/1/duration: duration 1e-06 disagrees with end - t = 0; give one of them, or make t + duration equal end"
+            ],
+        ),
+    ],
+)
+def test_duration_and_end_agree_within_float_noise(
+    tmp_path: Path, fields: dict[str, float], expected: list[str]
+) -> None:
+    events = [
+        {"id": "e0", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "e1", "t": 0, "type": "aggregate", "agent": "lead", **fields},
+    ]
+    assert _validated(tmp_path, {"schema_version": "1.0", "trace_id": "x", "events": events, "edges": []}) == expected
