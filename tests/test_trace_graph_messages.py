@@ -245,3 +245,28 @@ def test_duration_and_end_agree_within_float_noise(
         {"id": "e1", "t": 0, "type": "aggregate", "agent": "lead", **fields},
     ]
     assert _validated(tmp_path, {"schema_version": "1.0", "trace_id": "x", "events": events, "edges": []}) == expected
+
+
+def test_a_parent_loop_with_another_child_is_reported_once(tmp_path: Path) -> None:
+    events = [
+        {"id": "d", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "a", "t": 1, "type": "aggregate", "agent": "lead", "parent": "b"},
+        {"id": "b", "t": 1, "type": "aggregate", "agent": "lead", "parent": "a"},
+        {"id": "c", "t": 1, "type": "aggregate", "agent": "lead", "parent": "a"},
+    ]
+    assert _validated(tmp_path, {"schema_version": "1.0", "trace_id": "x", "events": events, "edges": []}) == [
+        f"{F}: /events/1/parent: parent links form a loop: 'a' -> 'b' -> 'a'; parents must form a tree"
+    ]
+
+
+def test_of_two_spawns_at_one_time_the_first_listed_is_named(tmp_path: Path) -> None:
+    events = [
+        {"id": "d", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "m", "t": 1, "type": "message", "agent": "w", "to": "lead"},
+        {"id": "s1", "t": 2, "type": "spawn", "agent": "lead", "to": "w"},
+        {"id": "s2", "t": 2, "type": "spawn", "agent": "lead", "to": "w"},
+    ]
+    assert _validated(tmp_path, {"schema_version": "1.0", "trace_id": "x", "events": events, "edges": []}) == [
+        f"{F}: /events/1: agent 'w' acts at t=1 (event 'm') before it is spawned at t=2 (/events/2); an agent "
+        "acts only after its first spawn"
+    ]
