@@ -325,3 +325,37 @@ def test_every_attribution_is_checked_after_a_team_one_and_tool_names_both_event
     assert _validated(tmp_path, _doc(events, attributions=attributions)) == [
         f"{F}: /attributions/1/ref: ref 'm' is a message event; unit tool names a tool_call or tool_result event"
     ]
+
+
+def test_results_naming_no_tool_answer_no_call_whatever_comes_between() -> None:
+    """A result naming no tool answers nothing even after a call naming none (original format)."""
+    from masrl.trace._validate import validate_bytes
+
+    doc = {
+        "trace_id": "x",
+        "events": [
+            {"id": "e0", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+            {"id": "e1", "t": 1, "type": "tool_result", "agent": "calc", "tool": ""},
+            {"id": "e2", "t": 2, "type": "tool_call", "agent": "lead", "tool": ""},
+            {"id": "e3", "t": 3, "type": "tool_result", "agent": "calc", "tool": ""},
+        ],
+        "edges": [],
+    }
+    assert [str(w) for w in validate_bytes(encode(doc), F).warnings] == [
+        f"{F}: /events/1: warning: agent 'calc' is never spawned, yet at t=1 (event 'e1') it records a result "
+        "naming no tool, which no earlier tool_call names; only root agents (acting from the trace's start, t=0) "
+        "and tools answering an earlier tool_call may act without a spawn; 1 more of its events break this rule"
+    ]
+
+
+def test_of_two_faults_at_one_time_the_first_listed_is_named(tmp_path: Path) -> None:
+    events = [
+        {"id": "d", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "r", "t": 1, "type": "tool_result", "agent": "x", "tool": "calc"},
+        {"id": "m", "t": 1, "type": "message", "agent": "x", "to": "lead"},
+    ]
+    assert _validated(tmp_path, _doc(events)) == [
+        f"{F}: /events/1: agent 'x' is never spawned, yet at t=1 (event 'r') it records a result for 'calc', which "
+        "no earlier tool_call names; only root agents (acting from the trace's start, t=0) and tools answering an "
+        "earlier tool_call may act without a spawn; 1 more of its events break this rule"
+    ]
