@@ -464,10 +464,12 @@
       .concat(sub >= 0 ? [filters[sub].name] : [])
       .concat(["arxiv", "doi", "url", "code", "pdf"]);
     var lines = new Chunks(head.join(","), "\r\n");
+    var parts = [];
     for (var r = 0; r < list.length; r++) {
       var row = list[r];
-      var line = csvCell(row.k) + "," + quoted(row.t) + "," + quoted(row.au.join("; ") + (row.ea ? "; et al." : "")) +
-        "," + row.y + "," + quoted(row.ve);
+      parts.length = 0;  // a row's cells, joined once: no string is built piece by piece
+      // keys and arXiv ids are [a-z0-9.-] by the schema: never quoted
+      parts.push(row.k, quoted(row.t), quoted(row.au.join("; ") + (row.ea ? "; et al." : "")), row.y, quoted(row.ve));
       var i = row._i;
       for (var t = 0; t < tags.length; t++) {
         // every value a row holds: one for most fields, several for a multi-valued one
@@ -476,7 +478,7 @@
         var held = column.from[i + 1] - first;
         var cell = held === 1 ? cellOf[tags[t]][column.pos[first]] : "";
         for (var h = 0; held > 1 && h < held; h++) cell += (h ? ";" : "") + filters[tags[t]].values[column.pos[first + h]][0];
-        line += "," + (held > 1 ? csvCell(cell) : cell);
+        parts.push(held > 1 ? csvCell(cell) : cell);
       }
       if (sub >= 0) {
         var codes = "";
@@ -485,11 +487,10 @@
           var code = cellOf[sub][subs.pos[j]];
           if (code) codes += (codes ? " " : "") + code;
         }
-        line += "," + codes;
+        parts.push(codes);
       }
-      line += "," + csvCell(row.ax) + "," + quoted(row.d) + "," + quoted(urlOf(row)) + "," + quoted(row.cd) + "," +
-        (row.ax ? "https://arxiv.org/pdf/" + row.ax : "");
-      lines.push(line);
+      parts.push(row.ax || "", quoted(row.d), quoted(urlOf(row)), quoted(row.cd), row.ax ? "https://arxiv.org/pdf/" + row.ax : "");
+      lines.push(parts.join(","));
     }
     return lines.text() + "\r\n";
   }
