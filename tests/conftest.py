@@ -205,3 +205,11 @@ def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return root
+
+
+@pytest.fixture(autouse=True)
+def _no_request_pacing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Requests to the loopback services go out at once (the pacing test sets its own pauses)."""
+    from masrl.living import _net
+
+    monkeypatch.setattr(_net, "PACE_S", dict.fromkeys(_net.PACE_S, 0.0))

@@ -190,3 +190,80 @@ def test_large_corpora_summarise_the_paper_list(tmp_path: Path, size: int, monke
     groups = paper_groups(load_corpus(tmp_path / "big").corpus)
     assert all(len(g.papers) <= README_PER_CATEGORY for g in groups)
     assert sum(len(g.papers) + g.more for g in groups) == size
+
+
+@pytest.mark.parametrize(
+    ("rows", "defaults", "kept"),
+    [
+        ([], {}, []),
+        # the most common value of a key every row holds is given once and left out of those rows
+        (
+            [{"k": "a", "ve": "arXiv"}, {"k": "b", "ve": "arXiv"}, {"k": "c", "ve": "ICML"}],
+            {"ve": "arXiv"},
+            [{"k": "a"}, {"k": "b"}, {"k": "c", "ve": "ICML"}],
+        ),
+        # a value held once saves nothing; a key some rows lack has no default
+        ([{"k": "a", "ve": "x"}, {"k": "b", "ve": "y"}], {}, [{"k": "a", "ve": "x"}, {"k": "b", "ve": "y"}]),
+        (
+            [{"k": "a", "d": "x"}, {"k": "b", "d": "x"}, {"k": "c"}],
+            {},
+            [{"k": "a", "d": "x"}, {"k": "b", "d": "x"}, {"k": "c"}],
+        ),
+        # lists and the keys that name an entry stay in every row
+        (
+            [{"k": "a", "t": "T", "au": ["X"], "o": ["1"]}, {"k": "b", "t": "T", "au": ["X"], "o": ["1"]}],
+            {},
+            [{"k": "a", "t": "T", "au": ["X"], "o": ["1"]}, {"k": "b", "t": "T", "au": ["X"], "o": ["1"]}],
+        ),
+        # numbers count too, and True is not taken for 1
+        (
+            [{"k": "a", "y": 1}, {"k": "b", "y": 1}, {"k": "c", "y": True}],
+            {"y": 1},
+            [{"k": "a"}, {"k": "b"}, {"k": "c", "y": True}],
+        ),
+    ],
+)
+def test_page_data_gives_shared_values_once(
+    rows: list[dict[str, Any]], defaults: dict[str, Any], kept: list[dict[str, Any]]
+) -> None:
+    from masrl._site import _defaults
+
+    assert _defaults(rows) == defaults
+    assert rows == kept
+
+
+def test_figure_processes_end_when_rendering_fails(small: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing
+
+    from masrl import _build
+
+    def fail(*args: Any) -> None:
+        raise _build.BuildError([], 0, "rendering failed")
+
+    monkeypatch.setattr(_figures, "PARALLEL_FIGURES", 1)
+    monkeypatch.setattr(_build, "_render_text", fail)
+    (small / "site" / "docs" / "figures" / "manifest.json").unlink(missing_ok=True)
+    with pytest.raises(_build.BuildError, match="rendering failed"):
+        _build.render_outputs(small, analyse(small))
+    assert multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize("record_broken", [False, True])
+def test_a_broken_example_trace_stops_the_build_after_the_records_have_spoken(
+    small: Path, run_cli: Any, record_broken: bool
+) -> None:
+    traces = small / "traces"
+    traces.mkdir()
+    shutil.copy(REPO / "traces" / "debate.json", traces / "debate.json")
+    (traces / "broken.json").write_text('{"trace_id": "x", "events": []}', "utf-8")
+    if record_broken:
+        beta = small / "papers/beta.yaml"
+        beta.write_text(beta.read_text("utf-8").replace("credit_unit: message", "credit_unit: mesage"), "utf-8")
+    before = _snapshot(small)
+    result = run_cli("build")
+    assert result.exit_code == 1
+    if record_broken:
+        assert result.stdout.startswith("papers/beta.yaml:18:1: credit_unit: credit_unit must be one of")
+    else:
+        assert "the example trace traces/broken.json does not validate" in result.stderr
+    assert _snapshot(small) == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -112,3 +113,22 @@ def test_help_runs_without_a_corpus(tmp_path: Path) -> None:
     result = run("--help", cwd=tmp_path)
     assert result.returncode == 0
     assert "validate" in result.stdout
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+@pytest.mark.parametrize("fails", [False, True])
+def test_the_collector_pause_restores_the_collector_as_it_was(enabled: bool, fails: bool) -> None:
+    import gc
+
+    from masrl._cli_common import collector_paused
+
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        with pytest.raises(RuntimeError) if fails else contextlib.nullcontext(), collector_paused():
+            assert not gc.isenabled()
+            if fails:
+                raise RuntimeError("boom")
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()

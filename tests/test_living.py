@@ -580,3 +580,39 @@ def test_a_refused_openalex_key_is_named_but_never_printed(
     assert "api_key=..." in last
     assert last.endswith("; OpenAlex may ask for a free API key: set MASRL_OPENALEX_KEY")
     assert "s3cret" not in result.output
+
+
+def test_requests_to_one_service_are_paced_and_cached_answers_are_not(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from masrl.living import _net
+
+    now = [1000.0]
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(round(seconds, 3))
+        now[0] += seconds
+
+    monkeypatch.setattr(_net, "PACE_S", {"arxiv": 3.0, "crossref": 0.2})
+    monkeypatch.setattr(_net, "_last", {})
+    monkeypatch.setattr(_net.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(_net.time, "sleep", sleep)
+    arxiv = f"{services.base}/arxiv/query?search_query=a"
+    _net.get(arxiv, "arxiv", tmp_path)  # the first request waits for nothing
+    now[0] += 1.0
+    _net.get(f"{services.base}/crossref/works/10.5555/gamma.2023", "crossref", tmp_path)  # its own pace
+    _net.get(f"{arxiv}b", "arxiv", tmp_path)  # 1 s after the last arXiv request: waits the other 2
+    _net.get(arxiv, "arxiv", tmp_path)  # cached: no request, no wait
+    assert waits == [2.0]
+    assert len(services.requests) == 3
+
+
+def test_add_names_the_arxiv_api_and_its_way_round_when_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from masrl._arxiv import ArxivError, fetch
+
+    monkeypatch.setenv("MASRL_ARXIV_API", "http://127.0.0.1:9/api/query")
+    with pytest.raises(ArxivError, match=r"^cannot reach the arXiv API at .*`masrl add --bib -` instead$"):
+        fetch("2501.00001")

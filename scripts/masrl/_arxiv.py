@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import os
 import re
-import urllib.error
 import urllib.parse
-import urllib.request
 import xml.etree.ElementTree as ET
 
 from masrl._scaffold import Candidate
 
 API = "https://export.arxiv.org/api/query"
-TIMEOUT_S = 20
 _NS = {"atom": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
 
 
@@ -25,21 +22,21 @@ class ArxivError(Exception):
 
 
 def fetch(arxiv_id: str) -> bytes:
+    """The API's Atom answer for *arxiv_id*, fetched now (never from a cache: facts may have changed)."""
+    from masrl.living._net import NetworkError, get
+
     base = os.environ.get("MASRL_ARXIV_API", API)
     url = f"{base}?{urllib.parse.urlencode({'id_list': arxiv_id, 'max_results': 1})}"
-    request = urllib.request.Request(url, headers={"User-Agent": "masrl (corpus tool; add --arxiv)"})
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
-            data: bytes = response.read(2_000_000)
-            return data
-    except urllib.error.HTTPError as exc:
-        raise ArxivError(f"the arXiv API answered {exc.code} {exc.reason} for {arxiv_id}") from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise ArxivError(
-            f"cannot reach the arXiv API at {base} ({reason}); check the connection, or paste the paper's "
-            "BibTeX into `masrl add --bib -` instead"
-        ) from None
+        return get(
+            url,
+            "arxiv",
+            None,
+            name="the arXiv API",
+            instead="paste the paper's BibTeX into `masrl add --bib -` instead",
+        )
+    except NetworkError as exc:
+        raise ArxivError(str(exc)) from None
 
 
 def _text(node: ET.Element | None) -> str:

@@ -102,20 +102,68 @@ def labels_of(corpus: Corpus) -> dict[str, dict[str, str]]:
     return {name: {x.id: x.label for x in f.values} for name, f in corpus.taxonomy.fields.items()}
 
 
-def render_outputs(root: Path, analysis: Analysis) -> dict[str, str | bytes]:
-    """Every generated file, keyed by path relative to *root*."""
-    from masrl import _export, _figures, _news, _render, _site
-    from masrl._render import README, RenderError
+def build_outputs(root: Path) -> dict[str, str | bytes]:
+    """Analyse the corpus at *root* and render every generated file.
+
+    The example traces' figures need no statistics, so they start drawing in the background
+    before the records are analysed. A broken example trace is reported after the records' own
+    problems, as a broken record says more.
+    """
+    from masrl import _figures, _site
+
+    try:
+        traces: Any = _site.trace_pages(root)
+        broken = None
+    except BuildError as exc:
+        traces, broken = None, exc
+    with _figures.Drawing(_reader(root)) as drawing:
+        if traces is not None:
+            drawing.add(traces[1])
+        analysis = analyse(root)
+        if broken is not None:
+            raise broken
+        return render_outputs(root, analysis, drawing, traces)
+
+
+def render_outputs(
+    root: Path, analysis: Analysis, drawing: Any = None, traces: tuple[dict[str, Any], list[Any]] | None = None
+) -> dict[str, str | bytes]:
+    """Every generated file, keyed by path relative to *root*.
+
+    *drawing* (a :class:`~masrl._figures.Drawing`) may already hold the example traces' figures,
+    read by :func:`~masrl._site.trace_pages` as *traces*; both are made here when not given.
+    """
+    from masrl import _figures, _site
     from masrl.schema import render_schemas
+
+    if drawing is None:
+        with _figures.Drawing(_reader(root)) as own:
+            return render_outputs(root, analysis, own, traces)
+    corpus = analysis.corpus
+    outputs: dict[str, str | bytes] = {}
+    outputs.update(render_schemas(corpus.taxonomy))
+    if traces is None:
+        traces = _site.trace_pages(root)
+        drawing.add(traces[1])
+    specs = _figures.figure_specs(analysis.stats, labels_of(corpus))
+    # The statistics' figures are drawn in the background (when there are several) while the
+    # rest is rendered.
+    drawing.add(specs)
+    _render_text(root, analysis, specs, traces[0], outputs)
+    outputs.update(drawing.result())
+    return outputs
+
+
+def _render_text(
+    root: Path, analysis: Analysis, specs: list[Any], traces: Any, outputs: dict[str, str | bytes]
+) -> None:
+    """Every generated file but the figures, added to *outputs*."""
+    from masrl import _export, _news, _render, _site
+    from masrl._render import README, RenderError
     from masrl.trace import _schema as _trace_schema
 
     corpus = analysis.corpus
     read = _reader(root)
-    outputs: dict[str, str | bytes] = {}
-    outputs.update(render_schemas(corpus.taxonomy))
-    specs = _figures.figure_specs(analysis.stats, labels_of(corpus))
-    traces, trace_specs = _site.trace_pages(root)
-    outputs.update(_figures.render_figures([*specs, *trace_specs], read))
     outputs[_trace_schema.SCHEMA_PATH] = _trace_schema.schema_text()
     data = "site/docs/data"
     outputs[f"{data}/stats.json"] = json.dumps(analysis.stats, indent=2, ensure_ascii=False) + "\n"
@@ -135,7 +183,6 @@ def render_outputs(root: Path, analysis: Analysis) -> dict[str, str | bytes]:
         outputs[README] = _render.replace_blocks(current.decode("utf-8"), blocks)
     except RenderError as exc:
         raise BuildError([], 0, str(exc)) from None
-    return outputs
 
 
 def _protocol(root: Path, corpus: Corpus) -> Any:

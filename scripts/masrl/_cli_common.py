@@ -29,6 +29,24 @@ def keep_until_exit(value: object) -> None:
         _KEPT.append(value)
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for the block, then restore it as it was.
+
+    Decoding a large trace makes hundreds of thousands of objects and no garbage; the collector
+    would only walk them again and again.
+    """
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class MasrlError(click.ClickException):
     """An expected failure; click prints ``Error: <message>`` and exits with code 1."""
 

@@ -5,7 +5,7 @@ and a function that draws that data. The SVGs carry no date, fixed element ids a
 so the same data always gives the same bytes.
 
 Drawing is the slow part of a build (matplotlib alone takes ~0.4 s to import), so
-:func:`render_figures` keeps a manifest of the data fingerprint and SVG hash of every figure: when
+:class:`Drawing` keeps a manifest of the data fingerprint and SVG hash of every figure: when
 a figure's data is unchanged and the file on disk still has the recorded hash, it is reused as is
 and matplotlib is never imported. A hand-edited SVG no longer matches its hash and is redrawn.
 """
@@ -358,51 +358,82 @@ def _round_flows(rounds: dict[str, Any], labels: dict[str, dict[str, str]]) -> l
     return specs
 
 
-def render_figures(specs: list[FigureSpec], on_disk: Callable[[str], bytes | None]) -> dict[str, bytes | str]:
-    """SVG bytes for every figure plus the manifest; unchanged figures are reused from disk."""
-    manifest: dict[str, Any] = {}
-    old_manifest: dict[str, Any] = {}
-    raw = on_disk(MANIFEST)
-    if raw:
-        try:
-            old_manifest = json.loads(raw)
-        except ValueError:
-            old_manifest = {}
-    drawn: dict[str, bytes] = {}
-    stale = []
-    for spec in specs:
-        previous = old_manifest.get(spec.name, {})
-        existing = on_disk(spec.path)
-        if (
-            existing is not None
-            and previous.get("data") == spec.fingerprint()
-            and previous.get("sha256") == hashlib.sha256(existing).hexdigest()
-        ):
-            drawn[spec.name] = existing
+PARALLEL_FIGURES = 2  # from this many figures to draw at once, two forked processes draw them
+
+
+class Drawing:
+    """Figures on their way: those unchanged are read from disk, the rest drawn.
+
+    Figures are added in batches, as their data becomes known. On a multi-core machine, once a
+    batch holds :data:`PARALLEL_FIGURES` figures to draw, two forked processes draw them (and every
+    later one) in the background while the caller goes on; :meth:`result` waits for them. Use it
+    as a context manager, so the processes end even if the caller fails first.
+    """
+
+    def __init__(self, on_disk: Callable[[str], bytes | None]) -> None:
+        self._on_disk = on_disk
+        self._old: dict[str, Any] = {}
+        raw = on_disk(MANIFEST)
+        if raw:
+            try:
+                self._old = json.loads(raw)
+            except ValueError:
+                self._old = {}
+        self.specs: list[FigureSpec] = []
+        self.drawn: dict[str, bytes] = {}
+        self._stale: list[FigureSpec] = []  # to draw here, when the result is asked for
+        self._pending: list[tuple[list[FigureSpec], Any]] = []  # batches being drawn by the pool
+        self._pool: Any = None
+
+    def add(self, specs: list[FigureSpec]) -> None:
+        """Take *specs* in: reuse those unchanged on disk, start drawing the others."""
+        stale = []
+        for spec in specs:
+            self.specs.append(spec)
+            previous = self._old.get(spec.name, {})
+            existing = self._on_disk(spec.path)
+            if (
+                existing is not None
+                and previous.get("data") == spec.fingerprint()
+                and previous.get("sha256") == hashlib.sha256(existing).hexdigest()
+            ):
+                self.drawn[spec.name] = existing
+            else:
+                stale.append(spec)
+        if self._pool is None and len(stale) >= PARALLEL_FIGURES and (os.cpu_count() or 1) >= 2:
+            import multiprocessing
+
+            _figure(1, 1)  # import and configure matplotlib once, before the workers fork from this process
+            self._pool = multiprocessing.get_context("fork").Pool(2)
+        if self._pool is not None and stale:
+            self._pending.append((stale, self._pool.map_async(draw, stale)))
         else:
-            stale.append(spec)
-    drawn.update(zip((s.name for s in stale), draw_all(stale), strict=True))
-    out: dict[str, bytes | str] = {}
-    for spec in specs:
-        out[spec.path] = drawn[spec.name]
-        out[spec.dark_path] = dark_variant(drawn[spec.name])
-        manifest[spec.name] = {"data": spec.fingerprint(), "sha256": hashlib.sha256(drawn[spec.name]).hexdigest()}
-    out[MANIFEST] = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
-    return out
+            self._stale.extend(stale)
 
+    def __enter__(self) -> Drawing:
+        return self
 
-PARALLEL_FIGURES = 4  # from this many figures to draw, draw them in two forked processes
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
 
-
-def draw_all(specs: list[FigureSpec]) -> list[bytes]:
-    """SVG of every spec, in order; several figures are drawn in parallel on a multi-core machine."""
-    if len(specs) < PARALLEL_FIGURES or (os.cpu_count() or 1) < 2:
-        return [draw(spec) for spec in specs]
-    import multiprocessing
-
-    _figure(1, 1)  # import and configure matplotlib once, before the workers fork from this process
-    with multiprocessing.get_context("fork").Pool(2) as pool:
-        return pool.map(draw, specs)
+    def result(self) -> dict[str, bytes | str]:
+        """SVG bytes (light and dark) for every figure, and the manifest, keyed by path."""
+        for batch, pending in self._pending:
+            self.drawn.update(zip((s.name for s in batch), pending.get(), strict=True))
+        self.drawn.update((spec.name, draw(spec)) for spec in self._stale)
+        self._pending, self._stale = [], []
+        out: dict[str, bytes | str] = {}
+        manifest: dict[str, Any] = {}
+        for spec in self.specs:
+            svg = self.drawn[spec.name]
+            out[spec.path] = svg
+            out[spec.dark_path] = dark_variant(svg)
+            manifest[spec.name] = {"data": spec.fingerprint(), "sha256": hashlib.sha256(svg).hexdigest()}
+        out[MANIFEST] = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+        return out
 
 
 def draw(spec: FigureSpec) -> bytes:

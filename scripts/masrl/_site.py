@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -388,7 +389,31 @@ def _table_data(
     # When each entry joined the corpus, newest first: the survey's snapshot date, then each round's.
     added = sorted({p.added for p in corpus.papers}, reverse=True)
     filters.append({"k": "ad", "name": "added", "label": "Added", "kind": "eq", "values": [[d, d] for d in added]})
-    return {"rows": rows, "filters": filters}
+    return {"rows": rows, "filters": filters, "defaults": _defaults(rows)}
+
+
+def _defaults(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Take the most common value of each key every row holds out of the rows that hold it.
+
+    The value is given once, under "defaults", and papers.js puts it back in every row that lacks
+    the key: the page carries its data inline, and most entries share their venue, entry type,
+    origin, date added and many tags. Lists and the keys that name a paper are left alone.
+    """
+    if not rows:
+        return {}
+    shared = set(rows[0]).intersection(*rows[1:]) - {"k", "t", "au"}
+    defaults: dict[str, Any] = {}
+    for key in sorted(shared):
+        counts = Counter(row[key] for row in rows if isinstance(row[key], (str, int)))
+        if counts:
+            value, n = counts.most_common(1)[0]
+            if n > 1:
+                defaults[key] = value
+    for row in rows:
+        for key, value in defaults.items():
+            if row[key] == value and type(row[key]) is type(value):
+                del row[key]
+    return defaults
 
 
 def _table_columns(tax: Any) -> list[tuple[str, str]]:

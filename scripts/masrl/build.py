@@ -27,10 +27,10 @@ def analysis_or_fail(root: Path, snapshot: str | None = None) -> Analysis:
 
 def generate(root: Path) -> dict[str, str | bytes]:
     """Every generated file for the corpus at *root*; prints problems and exits 1 on bad input."""
-    from masrl._build import analyse, render_outputs
+    from masrl._build import build_outputs
 
     with _failing():
-        return render_outputs(root, analyse(root))
+        return build_outputs(root)
     raise AssertionError("unreachable")  # pragma: no cover
 
 

@@ -32,8 +32,21 @@ class NetworkError(Exception):
     """A service could not be reached or answered an error; the message is one line."""
 
 
-def get(url: str, service: str, cache: Path | None, *, accept: str = "*/*") -> bytes:
-    """The body at *url*, from *cache* (a folder) when it is there, else fetched and stored."""
+def get(
+    url: str,
+    service: str,
+    cache: Path | None,
+    *,
+    accept: str = "*/*",
+    name: str | None = None,
+    instead: str = "add candidates found by hand with `masrl discover --source manual --from FILE`",
+) -> bytes:
+    """The body at *url*, from *cache* (a folder) when it is there, else fetched and stored.
+
+    Messages call the service *name* (its key by default) and, when it cannot be reached, suggest
+    checking the connection or doing *instead*.
+    """
+    name = name or service
     path = cache / service / (hashlib.sha256(url.encode("utf-8")).hexdigest() + ".body") if cache else None
     if path is not None and path.is_file():
         return path.read_bytes()
@@ -48,12 +61,11 @@ def get(url: str, service: str, cache: Path | None, *, accept: str = "*/*") -> b
         exc.close()  # the error carries the open response
         shown = re.sub(r"([?&]api_key=)[^&]*", r"\1...", url)  # never print a key
         hint = HINTS.get((service, exc.code), "")
-        raise NetworkError(f"{service} answered {exc.code} {exc.reason} for {shown}{hint}") from None
+        raise NetworkError(f"{name} answered {exc.code} {exc.reason} for {shown}{hint}") from None
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise NetworkError(
-            f"cannot reach {service} at {url.split('?')[0]} ({reason}); check the connection, or add "
-            "candidates found by hand with `masrl discover --source manual --from FILE`"
+            f"cannot reach {name} at {url.split('?')[0]} ({reason}); check the connection, or {instead}"
         ) from None
     finally:
         _last[service] = time.monotonic()

@@ -28,7 +28,6 @@ from masrl._yaml import Document, YamlError, load_path
 
 PROTOCOL_FILE = "protocol.yaml"
 SCHEMA_PATH = "schemas/protocol.schema.json"
-SCHEMA_LINE = "# yaml-language-server: $schema=schemas/protocol.schema.json"
 ID_PATTERN = r"^[a-z0-9]+([_-][a-z0-9]+)*(?!\n)$"
 DISCOVER_SOURCES = ("arxiv", "openalex")  # the sources `masrl discover` can search itself
 CONTRIBUTIONS = "contributions"  # the "round" of records a contributor added outside any round

@@ -64,16 +64,30 @@ class Graph:
     ts: list[float]
     agents: list[str]
     kinds: list[type]  # the struct class of each event
-    t_of: dict[str, float]  # event id -> t (of the first event with that id)
     in_order: bool  # events are listed in time order
     forward: bool = False  # every edge ends strictly later than it starts
     original: bool = False  # the trace is in the original format (no schema_version)
     spawned_at: dict[str, float] = field(default_factory=dict)  # agent -> time of its first spawn
     first_act: dict[str, int] = field(default_factory=dict)  # agent -> position of its earliest event
     _index: dict[str, int] | None = None
+    _t_of: dict[str, float] | None = None
     _positions: dict[type, list[int]] = field(default_factory=dict)
     _present: Counter[type] | None = None  # events of each class
     _acting: set[str] | None = None
+
+    @property
+    def t_of(self) -> dict[str, float]:
+        """Event id -> t of the first event with that id (built on first use)."""
+        if self._t_of is None:
+            self._t_of = dict(zip(self.ids, self.ts, strict=True))
+            if len(self._t_of) != len(self.ids):  # the first of each id wins
+                self._t_of = dict(zip(reversed(self.ids), reversed(self.ts), strict=True))
+        return self._t_of
+
+    @property
+    def unique(self) -> bool:
+        """No two events share an id."""
+        return len(self.t_of) == len(self.ids)
 
     @property
     def index(self) -> dict[str, int]:
@@ -130,30 +144,38 @@ def check(trace: m.AnyTrace) -> tuple[list[Found], list[Found], Graph]:
     known to be wrong and its place must be named.
     """
     events = trace.events
-    n = len(events)
-    ids = list(map(attrgetter("id"), events))
     ts = list(map(attrgetter("t"), events))
-    t_of = dict(zip(ids, ts, strict=True))
-    original: list[Found] = []
-    found: list[Found] = []
-    if len(t_of) != n:
-        original.extend(_duplicates(ids))
-        t_of = dict(zip(reversed(ids), reversed(ts), strict=True))  # the first of each id wins
-    in_order = all(map(le, ts, islice(ts, 1, None)))
-    kinds = list(map(type, events))
     if isinstance(trace, m.OriginalTrace):  # the checks and metrics speak of this version's classes
-        kinds = list(map(m.CANONICAL.__getitem__, kinds))
+        kinds = list(map(m.CANONICAL.__getitem__, map(type, events)))
+    else:
+        kinds = list(map(type, events))
     graph = Graph(
-        events, ids, ts, list(map(attrgetter("agent"), events)), kinds, t_of, in_order, original=m.is_original(trace)
+        events,
+        list(map(attrgetter("id"), events)),
+        ts,
+        list(map(attrgetter("agent"), events)),
+        kinds,
+        all(map(le, ts, islice(ts, 1, None))),
+        original=m.is_original(trace),
     )
-    found.extend(_edges(trace, graph, original))
-    found.extend(_times(events))
-    found.extend(_parents(events, graph))
-    found.extend(_spawns(graph))
-    found.extend(_senders(graph))
-    found.extend(_returns(trace, graph))
-    found.extend(_attributions(trace, graph))
+    original, found = _ids_and_edges(graph, trace.edges)
+    found = [
+        *found,
+        *_times(events),
+        *_parents(events, graph),
+        *_spawns(graph),
+        *_senders(graph),
+        *_returns(trace, graph),
+        *_attributions(trace, graph),
+    ]
     return original, found, graph
+
+
+def _ids_and_edges(g: Graph, edges: Sequence[Any]) -> tuple[list[Found], list[Found]]:
+    """Rules 1 and 2 (the original format's own), and rules 3 and 4 (which need the same lookups)."""
+    original: list[Found] = [] if g.unique else list(_duplicates(g.ids))
+    found = list(_edges(edges, g, original))
+    return original, found
 
 
 def lookup(mapping: dict[str, Any], keys: list[str]) -> Sequence[Any]:
@@ -177,12 +199,12 @@ def _duplicates(ids: list[str]) -> Iterator[Found]:
 
 
 def _t(value: float) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    """A time as messages show it: ``3`` for 3.0, and a Unix time in full (``1767225600.25``)."""
+    return f"{value:.15g}"
 
 
-def _edges(trace: m.AnyTrace, g: Graph, dangling: list[Found]) -> Iterator[Found]:
+def _edges(edges: Sequence[Any], g: Graph, dangling: list[Found]) -> Iterator[Found]:
     """Rule 3 and 4, yielded; edge ends that name no event (rule 2) are added to *dangling*."""
-    edges = trace.edges
     try:
         t_src = lookup(g.t_of, list(map(attrgetter("src"), edges)))
         t_dst = lookup(g.t_of, list(map(attrgetter("dst"), edges)))
@@ -344,7 +366,7 @@ def _spawns(g: Graph) -> Iterator[Found]:
             if j is None or ts[i] < ts[j]:
                 first[agent] = i
     g.spawned_at, g.first_act = spawned_at, first
-    start = min(ts)
+    start = ts[0] if g.in_order else min(ts)
     for agent in sorted(a for a, i in first.items() if a in spawned_at and ts[i] < spawned_at[a]):
         before = sorted(
             (i for i, a in enumerate(agents) if a == agent and ts[i] < spawned_at[agent]), key=ts.__getitem__
@@ -377,9 +399,7 @@ def _unspawned(g: Graph, unspawned: set[str], start: float) -> Iterator[Found]:
     if g.in_order and len(named) <= _FEW_KEYS:  # list.index finds first occurrences at C speed
         for tool in named:
             i = tools.index(tool)
-            if kinds[i] is m.ToolCall:
-                first_call[tool] = ts[i]
-            else:
+            if kinds[i] is not m.ToolCall:  # named before any call: a result of it may answer nothing
                 suspect_tools.add(tool)
                 calls = [j for j in range(i, len(tools)) if tools[j] == tool and kinds[j] is m.ToolCall]
                 first_call[tool] = ts[calls[0]] if calls else math.inf
@@ -388,7 +408,7 @@ def _unspawned(g: Graph, unspawned: set[str], start: float) -> Iterator[Found]:
             if ts[i] < first_call.get(tools[i], math.inf):
                 first_call[tools[i]] = ts[i]
         suspect_tools = {tools[i] for i in g.of_kind(m.ToolResult)}
-    if g.original and not all(map(tools.__getitem__, g.of_kind(m.ToolResult))):
+    if g.original and not all(compress(tools, map(is_, kinds, repeat(m.ToolResult)))):
         suspect_tools |= {UNSET, ""}  # a result naming no tool (original format only) answers no call
     wrong: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for agent in acting & unspawned:

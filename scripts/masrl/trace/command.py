@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from masrl._cli_common import MasrlError, ReportedFailure, keep_until_exit
+from masrl._cli_common import MasrlError, ReportedFailure, collector_paused, keep_until_exit
 
 if TYPE_CHECKING:
     from masrl.trace._otel_write import Outcome
@@ -50,7 +50,8 @@ def _checked(file: Path, strict: bool = False) -> Checked:
     """The validated trace in *file*, or print its problems and exit 1 (warnings go to standard error)."""
     from masrl.trace._validate import validate_file
 
-    checked = validate_file(file, strict=strict)
+    with collector_paused():
+        checked = validate_file(file, strict=strict)
     keep_until_exit(checked)
     if not checked.ok:
         _report([checked])
@@ -94,7 +95,8 @@ def validate(files: tuple[Path, ...], strict: bool) -> None:
     paths = list(trace_files(files))
     if not paths:
         raise MasrlError(f"no .json files in {', '.join(map(str, files))}")
-    checked = [validate_file(path, strict=strict) for path in paths]
+    with collector_paused():
+        checked = [validate_file(path, strict=strict) for path in paths]
     keep_until_exit(checked)
     _report(checked)
 

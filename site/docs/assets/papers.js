@@ -23,11 +23,13 @@
   // keys in the same order, so the engine reads them the fast way, the same for every row.
   var KEYS = ["k", "t", "au", "y", "ve", "ea", "s", "o", "x", "ax", "d", "w", "mw", "cd", "et", "b", "bt", "ba"];
   filters.forEach(function (f) { if (KEYS.indexOf(f.k) === -1) KEYS.push(f.k); });
+  // A key a row lacks takes the value given under data.defaults, if any.
+  var defaults = data.defaults || {};
   var rows = data.rows.map(function (raw) {
     var row = {};
-    for (var i = 0; i < KEYS.length; i++) row[KEYS[i]] = raw[KEYS[i]];
+    for (var i = 0; i < KEYS.length; i++) row[KEYS[i]] = KEYS[i] in raw ? raw[KEYS[i]] : defaults[KEYS[i]];
     row._text = "";
-    row._v = null;
+    row._i = 0;
     return row;
   });
   var perPage = parseInt(root.getAttribute("data-per-page"), 10) || 100;
@@ -76,13 +78,22 @@
   }
 
   // Pre-compute, once, each row's lower-case search text and, per filter, the positions (in the
-  // filter's value list) of the values it satisfies: filtering then compares small integers.
-  rows.forEach(function (row) {
+  // filter's value list) of the values it satisfies, so filtering compares small integers. Row r's
+  // are at[i].pos[at[i].from[r] ..< at[i].from[r + 1]]: typed arrays, which the collector skips.
+  var at = filters.map(function () { return { from: new Int32Array(rows.length + 1), pos: [] }; });
+  rows.forEach(function (row, r) {
+    row._i = r;
     row._text = [row.t, row.k, row.au.join(" "), row.ve, row.x || ""].join(" ").toLowerCase();
-    row._v = filters.map(function (f) {
-      return valuesOf(row, f).map(function (v) { return f.rank[v]; }).filter(function (j) { return j !== undefined; });
+    filters.forEach(function (f, i) {
+      var column = at[i];
+      valuesOf(row, f).forEach(function (v) {
+        var j = f.rank[v];
+        if (j !== undefined) column.pos.push(j);
+      });
+      column.from[r + 1] = column.pos.length;
     });
   });
+  at.forEach(function (column) { column.pos = Uint16Array.from(column.pos); });
 
   var state = { q: "", sort: "", dir: "asc", page: 1, chosen: filters.map(function () { return {}; }) };
   var view = [];  // the rows shown, in order: what the export buttons write
@@ -119,10 +130,10 @@
       var failed = -1;
       var fails = 0;
       for (var k = 0; k < on.length && fails < 2; k++) {
-        var idx = row._v[on[k]];
+        var col = at[on[k]];
         var set = flags[on[k]];
         var hit = false;
-        for (var m = 0; m < idx.length; m++) if (set[idx[m]]) { hit = true; break; }
+        for (var m = col.from[r], end = col.from[r + 1]; m < end; m++) if (set[col.pos[m]]) { hit = true; break; }
         if (!hit) { failed = on[k]; fails++; }
       }
       if (fails > 1) continue;
@@ -130,9 +141,9 @@
       for (var i = 0; i < nf; i++) {
         if (fails === 1 && i !== failed) continue;
         totals[i]++;
-        var values = row._v[i];
+        var column = at[i];
         var c = counts[i];
-        for (var j = 0; j < values.length; j++) c[values[j]]++;
+        for (var j = column.from[r], stop = column.from[r + 1]; j < stop; j++) c[column.pos[j]]++;
       }
     }
     return { list: list, counts: counts, totals: totals };
@@ -429,12 +440,13 @@
 
   function csvCell(value) {
     var text = value === undefined || value === null ? "" : "" + value;
-    return /[",\n\r]/.test(text) ? quoted(text) : text;
+    return text.indexOf(",") === -1 && text.indexOf('"') === -1 && text.indexOf("\n") === -1 && text.indexOf("\r") === -1
+      ? text : quoted(text);
   }
 
   // Columns: key, title, authors, year, venue, then one per filter of the data (tag fields and
   // flags, by value id), the sub-decisions ("O1:learned O3:designed"), identifiers and links.
-  // Tag cells are looked up by the value positions computed at load (row._v), not by name.
+  // Tag cells are looked up by the value positions computed at load (at), not by name.
   function csv(list) {
     var tags = [];
     var sub = -1;
@@ -452,29 +464,33 @@
       .concat(sub >= 0 ? [filters[sub].name] : [])
       .concat(["arxiv", "doi", "url", "code", "pdf"]);
     var lines = new Chunks(head.join(","), "\r\n");
+    var parts = [];
     for (var r = 0; r < list.length; r++) {
       var row = list[r];
-      var line = csvCell(row.k) + "," + quoted(row.t) + "," + quoted(row.au.join("; ") + (row.ea ? "; et al." : "")) +
-        "," + row.y + "," + quoted(row.ve);
+      parts.length = 0;  // a row's cells, joined once: no string is built piece by piece
+      // keys and arXiv ids are [a-z0-9.-] by the schema: never quoted
+      parts.push(row.k, quoted(row.t), quoted(row.au.join("; ") + (row.ea ? "; et al." : "")), row.y, quoted(row.ve));
+      var i = row._i;
       for (var t = 0; t < tags.length; t++) {
         // every value a row holds: one for most fields, several for a multi-valued one
-        var held = row._v[tags[t]];
-        var cell = held.length === 1 ? cellOf[tags[t]][held[0]] : "";
-        for (var h = 0; held.length > 1 && h < held.length; h++) cell += (h ? ";" : "") + filters[tags[t]].values[held[h]][0];
-        line += "," + (held.length > 1 ? csvCell(cell) : cell);
+        var column = at[tags[t]];
+        var first = column.from[i];
+        var held = column.from[i + 1] - first;
+        var cell = held === 1 ? cellOf[tags[t]][column.pos[first]] : "";
+        for (var h = 0; held > 1 && h < held; h++) cell += (h ? ";" : "") + filters[tags[t]].values[column.pos[first + h]][0];
+        parts.push(held > 1 ? csvCell(cell) : cell);
       }
       if (sub >= 0) {
         var codes = "";
-        var at = row._v[sub];
-        for (var j = 0; j < at.length; j++) {
-          var code = cellOf[sub][at[j]];
+        var subs = at[sub];
+        for (var j = subs.from[i]; j < subs.from[i + 1]; j++) {
+          var code = cellOf[sub][subs.pos[j]];
           if (code) codes += (codes ? " " : "") + code;
         }
-        line += "," + codes;
+        parts.push(codes);
       }
-      line += "," + csvCell(row.ax) + "," + quoted(row.d) + "," + quoted(urlOf(row)) + "," + quoted(row.cd) + "," +
-        (row.ax ? "https://arxiv.org/pdf/" + row.ax : "");
-      lines.push(line);
+      parts.push(row.ax || "", quoted(row.d), quoted(urlOf(row)), quoted(row.cd), row.ax ? "https://arxiv.org/pdf/" + row.ax : "");
+      lines.push(parts.join(","));
     }
     return lines.text() + "\r\n";
   }

@@ -1,0 +1,361 @@
+"""How the graph checks name what they find: which cycle, from which event, how much of it.
+
+A trace may hold several cycles, events listed in any order, and events downstream of a cycle.
+The report names one cycle, found from the event listed first, spelled from its own event listed
+first and pointing at the edge that closes it, with long cycles cut and the events beyond it counted. Each case is an equal-time trace
+(one root agent, every event at t=0) with the edges given, and the one problem expected.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from masrl.trace._validate import validate_file
+from trace_cases import encode
+
+F = "t.json"
+
+
+def _trace(ids: list[str], edges: list[tuple[str, str]]) -> dict[str, object]:
+    return {
+        "schema_version": "1.0",
+        "trace_id": "cycles",
+        "events": [{"id": i, "t": 0, "type": "aggregate", "agent": "lead"} for i in ids],
+        "edges": [{"src": s, "dst": d, "type": "causal"} for s, d in edges],
+    }
+
+
+def _ring(names: list[str]) -> list[tuple[str, str]]:
+    return list(zip(names, names[1:] + names[:1], strict=True))
+
+
+LONG = [f"n{k:02d}" for k in range(13)]
+TWELVE = LONG[:12]
+ACYCLIC = "; the event graph must be acyclic"
+
+CASES: list[tuple[str, list[str], list[tuple[str, str]], str]] = [
+    # two cycles: the one holding the event listed first is named, not the first by name
+    ("first-listed-cycle", ["q", "p", "b", "a"], [*_ring(["p", "q"]), *_ring(["a", "b"])],
+     f"/edges/0: edges form a cycle: 'q' -> 'p' -> 'q'{ACYCLIC} (2 more events are on or after a cycle)"),
+    # the event listed first lies after the cycle: it is counted, not named
+    ("downstream-first", ["d", "b", "c", "a"], [*_ring(["a", "b", "c"]), ("c", "d")],
+     f"/edges/0: edges form a cycle: 'b' -> 'c' -> 'a' -> 'b'{ACYCLIC} (1 more events are on or after a cycle)"),
+    # a cycle is spelled from its event listed first, whatever the names sort to
+    ("spelled-from-first-listed", ["z", "y"], _ring(["y", "z"]),
+     f"/edges/0: edges form a cycle: 'z' -> 'y' -> 'z'{ACYCLIC}"),
+    # walking back from an event with two predecessors on cycles follows the one listed first
+    ("two-ways-back", ["m", "k", "j"], [("k", "m"), ("j", "m"), ("m", "k"), ("m", "j")],
+     f"/edges/0: edges form a cycle: 'm' -> 'k' -> 'm'{ACYCLIC} (1 more events are on or after a cycle)"),
+    # twelve events are spelled out in full, a thirteenth is cut
+    ("twelve", TWELVE, _ring(TWELVE),
+     f"/edges/11: edges form a cycle: {' -> '.join(repr(x) for x in [*TWELVE, 'n00'])}{ACYCLIC}"),
+    ("thirteen", LONG, _ring(LONG),
+     f"/edges/12: edges form a cycle: {' -> '.join(repr(x) for x in LONG[:12])} -> ... -> 'n00'{ACYCLIC}"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "ids", "edges", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_the_cycle_named(
+    tmp_path: Path, case: str, ids: list[str], edges: list[tuple[str, str]], expected: str
+) -> None:
+    path = tmp_path / F
+    path.write_bytes(encode(_trace(ids, edges)))
+    checked = validate_file(path, F)
+    assert [str(p) for p in checked.problems] == [f"{F}: {expected}"]
+
+
+def test_a_result_naming_no_tool_answers_no_call_even_after_a_call_naming_none() -> None:
+    """In the original format ``tool`` may be empty; an empty name matches no call, even an empty one."""
+    from masrl.trace._validate import validate_bytes
+
+    doc = {
+        "trace_id": "x",
+        "events": [
+            {"id": "e1", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+            {"id": "e2", "t": 1, "type": "tool_call", "agent": "lead", "tool": ""},
+            {"id": "e3", "t": 2, "type": "tool_result", "agent": "calc", "tool": ""},
+        ],
+        "edges": [],
+    }
+    checked = validate_bytes(encode(doc), F)
+    assert checked.problems == []
+    assert [str(w) for w in checked.warnings] == [
+        f"{F}: /events/2: warning: agent 'calc' is never spawned, yet at t=2 (event 'e3') it records a result "
+        "naming no tool, which no earlier tool_call names; only root agents (acting from the trace's start, t=0) "
+        "and tools answering an earlier tool_call may act without a spawn"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("start", "shown"),
+    [(0.0, ("3", "3.5")), (1_767_225_600.0, ("1767225603", "1767225603.5")), (0.000125, ("3.000125", "3.500125"))],
+)
+def test_times_in_messages_are_written_in_full(tmp_path: Path, start: float, shown: tuple[str, str]) -> None:
+    doc = {
+        "schema_version": "1.0",
+        "trace_id": "x",
+        "events": [
+            {"id": "e1", "t": start, "type": "orchestrator_decision", "agent": "lead"},
+            {"id": "e2", "t": start + 3, "type": "message", "agent": "helper", "to": "lead"},
+            {"id": "e3", "t": start + 3.5, "type": "spawn", "agent": "lead", "to": "helper"},
+        ],
+        "edges": [],
+    }
+    path = tmp_path / F
+    path.write_bytes(encode(doc))
+    [problem] = [str(p) for p in validate_file(path, F).problems]
+    assert f"acts at t={shown[0]} (event 'e2') before it is spawned at t={shown[1]} (/events/2)" in problem
+
+
+def _tool_trace(tools: int, reverse: bool) -> dict[str, object]:
+    """A result for 'calc' that answers nothing, then a call of 'calc' and the result answering it;
+    *tools* other tools called and answered around them, the events listed backwards if *reverse*."""
+    events: list[dict[str, object]] = [{"id": "e0", "t": 0, "type": "orchestrator_decision", "agent": "lead"}]
+    for k in range(tools):
+        events.append({"id": f"c{k}", "t": 0.5, "type": "tool_call", "agent": "lead", "tool": f"tool{k}"})
+        events.append({"id": f"r{k}", "t": 0.75, "type": "tool_result", "agent": f"tool{k}", "tool": f"tool{k}"})
+    events += [
+        {"id": "e1", "t": 1, "type": "tool_result", "agent": "calc", "tool": "calc"},
+        {"id": "e2", "t": 2, "type": "tool_call", "agent": "lead", "tool": "calc"},
+        {"id": "e3", "t": 3, "type": "tool_result", "agent": "calc", "tool": "calc"},
+    ]
+    return {"schema_version": "1.0", "trace_id": "x", "events": events[::-1] if reverse else events, "edges": []}
+
+
+@pytest.mark.parametrize(
+    ("tools", "reverse"),
+    [(0, False), (15, False), (16, False), (0, True)],
+    ids=["in-order", "fifteen-other-tools", "sixteen-other-tools", "listed-backwards"],
+)
+def test_only_the_result_before_the_first_call_answers_nothing(tmp_path: Path, tools: int, reverse: bool) -> None:
+    """The same verdict whether events are in time order with few tools (found by position) or not."""
+    path = tmp_path / F
+    doc = _tool_trace(tools, reverse)
+    path.write_bytes(encode(doc))
+    where = [e["id"] for e in doc["events"]].index("e1")  # type: ignore[index]
+    assert [str(p) for p in validate_file(path, F).problems] == [
+        f"{F}: /events/{where}: agent 'calc' is never spawned, yet at t=1 (event 'e1') it records a result for "
+        "'calc', which no earlier tool_call names; only root agents (acting from the trace's start, t=0) and "
+        "tools answering an earlier tool_call may act without a spawn"
+    ]
+
+
+def test_results_naming_no_tool_and_results_answering_nothing_are_both_reported() -> None:
+    from masrl.trace._validate import validate_bytes
+
+    doc = {
+        "trace_id": "x",
+        "events": [
+            {"id": "e1", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+            {"id": "e2", "t": 1, "type": "tool_result", "agent": "calc", "tool": "calc"},
+            {"id": "e3", "t": 2, "type": "tool_result", "agent": "web", "tool": ""},
+        ],
+        "edges": [],
+    }
+    rest = (
+        ", which no earlier tool_call names; only root agents (acting from the trace's start, t=0) and tools "
+        "answering an earlier tool_call may act without a spawn"
+    )
+    assert [str(w) for w in validate_bytes(encode(doc), F).warnings] == [
+        f"{F}: /events/1: warning: agent 'calc' is never spawned, yet at t=1 (event 'e2') it records a result "
+        f"for 'calc'{rest}",
+        f"{F}: /events/2: warning: agent 'web' is never spawned, yet at t=2 (event 'e3') it records a result "
+        f"naming no tool{rest}",
+    ]
+
+
+def _validated(tmp_path: Path, doc: dict[str, object]) -> list[str]:
+    path = tmp_path / F
+    path.write_bytes(encode(doc))
+    return [str(p) for p in validate_file(path, F).problems]
+
+
+def test_events_in_two_interleaved_orders_are_not_taken_for_time_order(tmp_path: Path) -> None:
+    """Every event is no earlier than the one two places before it, yet the list is not in time order:
+    the first act of an agent is then its earliest, not the first listed."""
+    events = [
+        {"id": "e0", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "e1", "t": 2, "type": "message", "agent": "x", "to": "lead"},
+        {"id": "e2", "t": 1, "type": "message", "agent": "x", "to": "lead"},
+        {"id": "e3", "t": 2.5, "type": "aggregate", "agent": "lead"},
+        {"id": "e4", "t": 1.5, "type": "spawn", "agent": "lead", "to": "x"},
+    ]
+    assert _validated(tmp_path, {"schema_version": "1.0", "trace_id": "x", "events": events, "edges": []}) == [
+        f"{F}: /events/2: agent 'x' acts at t=1 (event 'e2') before it is spawned at t=1.5 (/events/4); an agent "
+        "acts only after its first spawn"
+    ]
+
+
+@pytest.mark.parametrize("filler", [0, 300])
+def test_rare_events_among_many_are_all_found(tmp_path: Path, filler: int) -> None:
+    """Spawns among hundreds of other events (a rare kind, found by jumping from one to the next)."""
+    events: list[dict[str, object]] = [{"id": "d", "t": 0, "type": "orchestrator_decision", "agent": "lead"}]
+    events += [{"id": f"s{k}", "t": 1 + k, "type": "spawn", "agent": "lead", "to": f"w{k}"} for k in range(3)]
+    events += [{"id": f"a{k}", "t": 10, "type": "aggregate", "agent": "lead"} for k in range(filler)]
+    # w2 acts before its spawn at t=3; w1 spawns itself; w0 behaves
+    events += [
+        {"id": "x0", "t": 2.5, "type": "message", "agent": "w2", "to": "lead"},
+        {"id": "x1", "t": 11, "type": "spawn", "agent": "w1", "to": "w1"},
+        {"id": "x2", "t": 12, "type": "message", "agent": "w0", "to": "lead"},
+    ]
+    n = len(events)
+    assert _validated(tmp_path, {"schema_version": "1.0", "trace_id": "x", "events": events, "edges": []}) == [
+        f"{F}: /events/{n - 3}: agent 'w2' acts at t=2.5 (event 'x0') before it is spawned at t=3 (/events/3); "
+        "an agent acts only after its first spawn",
+        f"{F}: /events/{n - 2}/to: agent 'w1' cannot spawn itself",
+    ]
+
+
+def test_a_tool_answering_nothing_several_times_is_reported_once_from_its_earliest(tmp_path: Path) -> None:
+    """Listed latest first, the earliest wrong result is named and the others counted."""
+    events: list[dict[str, object]] = [
+        {"id": "e0", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "e3", "t": 3, "type": "tool_result", "agent": "calc", "tool": "calc"},
+        {"id": "e2", "t": 2, "type": "tool_result", "agent": "calc", "tool": "calc"},
+        {"id": "e1", "t": 1, "type": "tool_result", "agent": "calc", "tool": "calc"},
+        {"id": "e4", "t": 1, "type": "tool_result", "agent": "calc", "tool": "calc"},
+    ]
+    assert _validated(tmp_path, {"schema_version": "1.0", "trace_id": "x", "events": events, "edges": []}) == [
+        f"{F}: /events/3: agent 'calc' is never spawned, yet at t=1 (event 'e1') it records a result for 'calc', "
+        "which no earlier tool_call names; only root agents (acting from the trace's start, t=0) and tools "
+        "answering an earlier tool_call may act without a spawn; 3 more of its events break this rule"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"end": 0, "duration": 1e-12}, []),  # float noise at time zero is not a disagreement
+        ({"end": 1e9, "duration": 1e9 + 0.1}, []),  # nor a tenth of a second in a Unix time
+        (
+            {"end": 0, "duration": 1e-6},
+            [
+                f"{F}: /events/1/duration: duration 1e-06 disagrees with end - t = 0; give one of them, or make t + duration equal end"
+            ],
+        ),
+    ],
+)
+def test_duration_and_end_agree_within_float_noise(
+    tmp_path: Path, fields: dict[str, float], expected: list[str]
+) -> None:
+    events = [
+        {"id": "e0", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "e1", "t": 0, "type": "aggregate", "agent": "lead", **fields},
+    ]
+    assert _validated(tmp_path, {"schema_version": "1.0", "trace_id": "x", "events": events, "edges": []}) == expected
+
+
+def test_a_parent_loop_with_another_child_is_reported_once(tmp_path: Path) -> None:
+    events = [
+        {"id": "d", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "a", "t": 1, "type": "aggregate", "agent": "lead", "parent": "b"},
+        {"id": "b", "t": 1, "type": "aggregate", "agent": "lead", "parent": "a"},
+        {"id": "c", "t": 1, "type": "aggregate", "agent": "lead", "parent": "a"},
+    ]
+    assert _validated(tmp_path, {"schema_version": "1.0", "trace_id": "x", "events": events, "edges": []}) == [
+        f"{F}: /events/1/parent: parent links form a loop: 'a' -> 'b' -> 'a'; parents must form a tree"
+    ]
+
+
+def test_of_two_spawns_at_one_time_the_first_listed_is_named(tmp_path: Path) -> None:
+    events = [
+        {"id": "d", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "m", "t": 1, "type": "message", "agent": "w", "to": "lead"},
+        {"id": "s1", "t": 2, "type": "spawn", "agent": "lead", "to": "w"},
+        {"id": "s2", "t": 2, "type": "spawn", "agent": "lead", "to": "w"},
+    ]
+    assert _validated(tmp_path, {"schema_version": "1.0", "trace_id": "x", "events": events, "edges": []}) == [
+        f"{F}: /events/1: agent 'w' acts at t=1 (event 'm') before it is spawned at t=2 (/events/2); an agent "
+        "acts only after its first spawn"
+    ]
+
+
+def _doc(events: list[dict[str, object]], **top: object) -> dict[str, object]:
+    return {"schema_version": "1.0", "trace_id": "x", "events": events, "edges": [], **top}
+
+
+def test_the_start_of_a_trace_listed_out_of_order_is_its_earliest_time(tmp_path: Path) -> None:
+    events = [
+        {"id": "e5", "t": 5, "type": "aggregate", "agent": "lead"},
+        {"id": "e0", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "e3", "t": 3, "type": "message", "agent": "x", "to": "lead"},
+    ]
+    assert _validated(tmp_path, _doc(events)) == [
+        f"{F}: /events/2: agent 'x' is never spawned, yet at t=3 (event 'e3') it records a message event; only root "
+        "agents (acting from the trace's start, t=0) and tools answering an earlier tool_call may act without a spawn"
+    ]
+
+
+def test_acts_before_a_spawn_are_named_from_the_earliest_and_counted_strictly_before(tmp_path: Path) -> None:
+    events = [
+        {"id": "d", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "late", "t": 1.2, "type": "message", "agent": "x", "to": "lead"},
+        {"id": "early", "t": 1, "type": "message", "agent": "x", "to": "lead"},
+        {"id": "at", "t": 1.5, "type": "message", "agent": "x", "to": "lead"},
+        {"id": "s", "t": 1.5, "type": "spawn", "agent": "lead", "to": "x"},
+    ]
+    assert _validated(tmp_path, _doc(events)) == [
+        f"{F}: /events/2: agent 'x' acts at t=1 (event 'early') before it is spawned at t=1.5 (/events/4); an agent "
+        "acts only after its first spawn; 1 more of its events come before the spawn"
+    ]
+
+
+def test_a_return_from_an_agent_nobody_spawned_or_delegated_to_says_so(tmp_path: Path) -> None:
+    events = [
+        {"id": "d", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "r", "t": 1, "type": "return", "agent": "lead", "to": "boss"},
+    ]
+    assert _validated(tmp_path, _doc(events)) == [
+        f"{F}: /events/1/to: return from 'lead' goes to 'boss', which neither spawned it nor delegated to it; "
+        "it may return to an agent that spawned or delegated to it, and none did"
+    ]
+
+
+def test_every_attribution_is_checked_after_a_team_one_and_tool_names_both_event_types(tmp_path: Path) -> None:
+    events = [
+        {"id": "d", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "m", "t": 1, "type": "message", "agent": "lead", "to": "lead"},
+    ]
+    attributions = [
+        {"unit": "team", "channel": "team", "value": 1},
+        {"unit": "tool", "ref": "m", "channel": "tool", "value": 1},
+    ]
+    assert _validated(tmp_path, _doc(events, attributions=attributions)) == [
+        f"{F}: /attributions/1/ref: ref 'm' is a message event; unit tool names a tool_call or tool_result event"
+    ]
+
+
+def test_results_naming_no_tool_answer_no_call_whatever_comes_between() -> None:
+    """A result naming no tool answers nothing even after a call naming none (original format)."""
+    from masrl.trace._validate import validate_bytes
+
+    doc = {
+        "trace_id": "x",
+        "events": [
+            {"id": "e0", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+            {"id": "e1", "t": 1, "type": "tool_result", "agent": "calc", "tool": ""},
+            {"id": "e2", "t": 2, "type": "tool_call", "agent": "lead", "tool": ""},
+            {"id": "e3", "t": 3, "type": "tool_result", "agent": "calc", "tool": ""},
+        ],
+        "edges": [],
+    }
+    assert [str(w) for w in validate_bytes(encode(doc), F).warnings] == [
+        f"{F}: /events/1: warning: agent 'calc' is never spawned, yet at t=1 (event 'e1') it records a result "
+        "naming no tool, which no earlier tool_call names; only root agents (acting from the trace's start, t=0) "
+        "and tools answering an earlier tool_call may act without a spawn; 1 more of its events break this rule"
+    ]
+
+
+def test_of_two_faults_at_one_time_the_first_listed_is_named(tmp_path: Path) -> None:
+    events = [
+        {"id": "d", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
+        {"id": "r", "t": 1, "type": "tool_result", "agent": "x", "tool": "calc"},
+        {"id": "m", "t": 1, "type": "message", "agent": "x", "to": "lead"},
+    ]
+    assert _validated(tmp_path, _doc(events)) == [
+        f"{F}: /events/1: agent 'x' is never spawned, yet at t=1 (event 'r') it records a result for 'calc', which "
+        "no earlier tool_call names; only root agents (acting from the trace's start, t=0) and tools answering an "
+        "earlier tool_call may act without a spawn; 1 more of its events break this rule"
+    ]
