@@ -273,3 +273,23 @@ def test_stray_files_in_record_folders_are_errors(small: Path, run_cli: Any, nam
     # Assert
     assert result.stdout.splitlines() == [message]
     assert result.exit_code == 1
+
+
+def test_a_renamed_sub_decision_is_counted_under_its_new_id(small: Path, run_cli: Any) -> None:
+    """Sub-decision ids come from taxonomy.yaml too: renaming one that no record uses renames its count,
+    once the claims that name it follow."""
+    import json
+
+    taxonomy = small / "taxonomy.yaml"
+    text = taxonomy.read_text("utf-8")
+    assert text.count("- id: O5\n") == 1
+    taxonomy.write_text(text.replace("- id: O5\n", "- id: O9\n"), "utf-8")
+    claims = small / "claims.yaml"
+    result = run_cli("stats", "--json")
+    assert result.exit_code == 1  # a claim still filters on the old id, and says so
+    assert "claims.yaml:12:36: claims.2.query.where.O5: cannot filter papers on 'O5'" in result.output
+    claims.write_text(claims.read_text("utf-8").replace("O5", "O9"), "utf-8")
+    result = run_cli("stats", "--json")
+    assert result.exit_code == 0, result.output
+    coverage = json.loads(result.stdout)["subdecisions"]
+    assert "O9" in coverage and "O5" not in coverage
