@@ -292,4 +292,5 @@ def test_a_renamed_sub_decision_is_counted_under_its_new_id(small: Path, run_cli
     result = run_cli("stats", "--json")
     assert result.exit_code == 0, result.output
     coverage = json.loads(result.stdout)["subdecisions"]
-    assert "O9" in coverage and "O5" not in coverage
+    assert "O9" in coverage
+    assert "O5" not in coverage
