@@ -276,55 +276,45 @@ def _doc(events: list[dict[str, object]], **top: object) -> dict[str, object]:
     return {"schema_version": "1.0", "trace_id": "x", "events": events, "edges": [], **top}
 
 
-def test_the_start_of_a_trace_listed_out_of_order_is_its_earliest_time(tmp_path: Path) -> None:
-    events = [
+NEVER = "; only root agents (acting from the trace's start, t=0) and tools answering an earlier tool_call may act without a spawn"
+
+# (case, events, other top-level keys, the problems expected)
+EVENT_CASES: list[tuple[str, list[dict[str, object]], dict[str, object], list[str]]] = [
+    # a trace listed out of order starts at its earliest time, not at its first event
+    ("start-is-earliest", [
         {"id": "e5", "t": 5, "type": "aggregate", "agent": "lead"},
         {"id": "e0", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
         {"id": "e3", "t": 3, "type": "message", "agent": "x", "to": "lead"},
-    ]
-    assert _validated(tmp_path, _doc(events)) == [
-        f"{F}: /events/2: agent 'x' is never spawned, yet at t=3 (event 'e3') it records a message event; only root "
-        "agents (acting from the trace's start, t=0) and tools answering an earlier tool_call may act without a spawn"
-    ]
-
-
-def test_acts_before_a_spawn_are_named_from_the_earliest_and_counted_strictly_before(tmp_path: Path) -> None:
-    events = [
+    ], {}, [f"{F}: /events/2: agent 'x' is never spawned, yet at t=3 (event 'e3') it records a message event{NEVER}"]),
+    # acts before a spawn are named from the earliest, and counted only strictly before it
+    ("before-spawn-earliest", [
         {"id": "d", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
         {"id": "late", "t": 1.2, "type": "message", "agent": "x", "to": "lead"},
         {"id": "early", "t": 1, "type": "message", "agent": "x", "to": "lead"},
         {"id": "at", "t": 1.5, "type": "message", "agent": "x", "to": "lead"},
         {"id": "s", "t": 1.5, "type": "spawn", "agent": "lead", "to": "x"},
-    ]
-    assert _validated(tmp_path, _doc(events)) == [
-        f"{F}: /events/2: agent 'x' acts at t=1 (event 'early') before it is spawned at t=1.5 (/events/4); an agent "
-        "acts only after its first spawn; 1 more of its events come before the spawn"
-    ]
-
-
-def test_a_return_from_an_agent_nobody_spawned_or_delegated_to_says_so(tmp_path: Path) -> None:
-    events = [
+    ], {}, [f"{F}: /events/2: agent 'x' acts at t=1 (event 'early') before it is spawned at t=1.5 (/events/4); an agent acts only after its first spawn; 1 more of its events come before the spawn"]),
+    # a return from an agent nobody spawned or delegated to says so
+    ("return-uninvited", [
         {"id": "d", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
         {"id": "r", "t": 1, "type": "return", "agent": "lead", "to": "boss"},
-    ]
-    assert _validated(tmp_path, _doc(events)) == [
-        f"{F}: /events/1/to: return from 'lead' goes to 'boss', which neither spawned it nor delegated to it; "
-        "it may return to an agent that spawned or delegated to it, and none did"
-    ]
-
-
-def test_every_attribution_is_checked_after_a_team_one_and_tool_names_both_event_types(tmp_path: Path) -> None:
-    events = [
+    ], {}, [f"{F}: /events/1/to: return from 'lead' goes to 'boss', which neither spawned it nor delegated to it; it may return to an agent that spawned or delegated to it, and none did"]),
+    # every attribution is checked after a team one; a tool attribution names both event types
+    ("attributions-after-team", [
         {"id": "d", "t": 0, "type": "orchestrator_decision", "agent": "lead"},
         {"id": "m", "t": 1, "type": "message", "agent": "lead", "to": "lead"},
-    ]
-    attributions = [
+    ], {"attributions": [
         {"unit": "team", "channel": "team", "value": 1},
         {"unit": "tool", "ref": "m", "channel": "tool", "value": 1},
-    ]
-    assert _validated(tmp_path, _doc(events, attributions=attributions)) == [
-        f"{F}: /attributions/1/ref: ref 'm' is a message event; unit tool names a tool_call or tool_result event"
-    ]
+    ]}, [f"{F}: /attributions/1/ref: ref 'm' is a message event; unit tool names a tool_call or tool_result event"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "events", "top", "expected"), EVENT_CASES, ids=[c[0] for c in EVENT_CASES])
+def test_event_cases(
+    tmp_path: Path, case: str, events: list[dict[str, object]], top: dict[str, object], expected: list[str]
+) -> None:
+    assert _validated(tmp_path, _doc(events, **top)) == expected
 
 
 def test_results_naming_no_tool_answer_no_call_whatever_comes_between() -> None:
