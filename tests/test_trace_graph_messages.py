@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from masrl.trace._graph import check, edge_rules
+from masrl.trace._read import decode
 from masrl.trace._validate import validate_bytes, validate_file
 from trace_cases import encode
 
@@ -276,3 +278,41 @@ def test_duration_and_end_agree_within_float_noise(
         {"id": "e1", "t": 0, "type": "aggregate", "agent": "lead", **fields},
     ]
     assert _validated(tmp_path, _doc(events)) == expected
+
+
+# -- Rules 1 to 4 found apart (as the edge helper does in its own process) --------------------
+
+APART: list[tuple[str, dict[str, object]]] = [
+    *((f"cycle-{case}", _trace(ids, edges)) for case, ids, edges, _ in CASES),
+    ("forward", _doc([LEAD, {**LEAD, "id": "d2", "t": 1}], edges=[{"src": "d", "dst": "d2", "type": "causal"}])),
+    ("dangling-and-duplicate", _doc([LEAD, LEAD], edges=[{"src": "d", "dst": "x", "type": "causal"}])),
+    ("back-in-time", _doc([LEAD, {**LEAD, "id": "d2", "t": 1}], edges=[{"src": "d2", "dst": "d", "type": "causal"}])),
+]
+
+
+@pytest.mark.parametrize(("case", "doc"), APART, ids=[c[0] for c in APART])
+def test_edge_rules_apart_find_what_check_finds(case: str, doc: dict[str, object]) -> None:
+    trace, _ = decode(encode(doc), F)
+    assert trace is not None
+    original, found, graph = check(trace)
+    apart = edge_rules(graph.ids, graph.ts, trace.edges)
+    given_original, given_found, given_graph = check(trace, lambda: apart)
+    assert (given_original, sorted(given_found), given_graph.forward) == (original, sorted(found), graph.forward)
+    assert apart[0] == original
+    assert set(apart[1]) <= set(found)
+
+
+def test_findings_given_are_taken_as_they_are() -> None:
+    trace, _ = decode(encode(_doc([LEAD], edges=[{"src": "d", "dst": "x", "type": "causal"}])), F)
+    assert trace is not None
+    given = ([("/a", "one")], [("/b", "two")], True)
+    original, found, graph = check(trace, lambda: given)
+    assert (original, found, graph.forward) == ([("/a", "one")], [("/b", "two")], True)
+    assert (
+        check(trace, lambda: None)[:2]
+        == check(trace)[:2]
+        == (
+            [("/edges/0/dst", "edge dst 'x' is not the id of any event; src and dst must name events in /events")],
+            [],
+        )
+    )

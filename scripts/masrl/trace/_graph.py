@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
 from operator import attrgetter, eq, gt, is_, is_not, itemgetter, le, lt, not_
@@ -49,6 +49,9 @@ from masrl.trace import _model as m
 from masrl.trace._problems import pointer
 
 Found = tuple[str, str]  # (JSON Pointer, message)
+# The findings of rules 1 to 4: breaks of rules 1 and 2, of rules 3 and 4, and whether every edge
+# moves forward in time (Graph.forward).
+EdgeFindings = tuple[list[Found], list[Found], bool]
 
 _CYCLES_SHOWN = 12  # events of a cycle spelled out in its message
 _RARE = 64  # a class of events is rare when fewer than 1 in this many events are of it
@@ -133,11 +136,15 @@ class Graph:
         return self._positions[kind]
 
 
-def check(trace: m.AnyTrace) -> tuple[list[Found], list[Found], Graph]:
+def check(
+    trace: m.AnyTrace, edges: Callable[[], EdgeFindings | None] | None = None
+) -> tuple[list[Found], list[Found], Graph]:
     """Every broken graph rule of *trace*, and what was learnt finding them.
 
     Returns the breaks of rules 1 and 2 (which the original format checks too), those of the
-    other rules, and the graph.
+    other rules, and the graph. *edges*, when given, is asked for the findings of
+    :func:`edge_rules` on this trace, found elsewhere (see :mod:`._helper`), once the other rules
+    are checked; when it gives them, rules 1 to 4 are not checked again.
 
     The work over all events is done by comprehensions and C-level ``map``, ``compress`` and
     ``dict`` calls; Python-level loops run only over events of rare kinds, or once something is
@@ -158,9 +165,7 @@ def check(trace: m.AnyTrace) -> tuple[list[Found], list[Found], Graph]:
         all(map(le, ts, islice(ts, 1, None))),
         original=m.is_original(trace),
     )
-    original, found = _ids_and_edges(graph, trace.edges)
     found = [
-        *found,
         *_times(events),
         *_parents(events, graph),
         *_spawns(graph),
@@ -168,7 +173,19 @@ def check(trace: m.AnyTrace) -> tuple[list[Found], list[Found], Graph]:
         *_returns(trace, graph),
         *_attributions(trace, graph),
     ]
-    return original, found, graph
+    findings = edges() if edges is not None else None
+    if findings is None:
+        original, edge_found = _ids_and_edges(graph, trace.edges)
+    else:
+        original, edge_found, graph.forward = findings
+    return original, [*edge_found, *found], graph
+
+
+def edge_rules(ids: list[str], ts: list[float], edges: Sequence[Any]) -> EdgeFindings:
+    """Rules 1 to 4 from the events' ids and times alone, as :func:`check` finds them."""
+    graph = Graph([], ids, ts, [], [], in_order=False)
+    original, found = _ids_and_edges(graph, edges)
+    return original, found, graph.forward
 
 
 def _ids_and_edges(g: Graph, edges: Sequence[Any]) -> tuple[list[Found], list[Found]]:

@@ -32,7 +32,7 @@ import copy
 import json
 import math
 import mmap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -87,11 +87,13 @@ def _added_fields() -> dict[str, Any]:
     }
 
 
-def read_trace(path: Path, shown: str) -> tuple[m.AnyTrace | None, list[TraceProblem]]:
+def read_trace(
+    path: Path, shown: str, on_map: Callable[[mmap.mmap], None] | None = None
+) -> tuple[m.AnyTrace | None, list[TraceProblem]]:
     """The trace in *path* (named *shown* in messages), or None and the reasons it is not one.
 
-    The file is memory-mapped rather than read, which saves a copy of a large file; msgspec
-    copies out every string it keeps.
+    A large file is memory-mapped rather than read, which saves a copy; msgspec copies out every
+    string it keeps. *on_map*, when given, is called with the mapping before it is decoded.
     """
     try:
         size = path.stat().st_size
@@ -102,6 +104,8 @@ def read_trace(path: Path, shown: str) -> tuple[m.AnyTrace | None, list[TracePro
         if size < _MAP_FROM:  # mapping costs more than it saves on a small file
             return decode(path.read_bytes(), shown)
         with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            if on_map is not None:
+                on_map(mapped)
             trace = decode_fast(mapped)
             if trace is not None:
                 return trace, []

@@ -8,12 +8,13 @@ original format, where the graph rules the original did not check are warnings (
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from masrl.trace import _model as m
-from masrl.trace._graph import Graph, check
+from masrl.trace._graph import EdgeFindings, Graph, check
+from masrl.trace._helper import EdgeHelper
 from masrl.trace._problems import TraceProblem, ordered
 from masrl.trace._read import decode, read_trace
 
@@ -33,11 +34,20 @@ class Checked:
         return not self.problems
 
 
-def validate_file(path: Path, shown: str | None = None, *, strict: bool = False) -> Checked:
-    """Read and check the trace in *path*; graph rules are checked only once the schema holds."""
+def validate_file(path: Path, shown: str | None = None, *, strict: bool = False, helper: bool = False) -> Checked:
+    """Read and check the trace in *path*; graph rules are checked only once the schema holds.
+
+    With *helper*, a large file's edge rules are checked in a forked process while this one
+    decodes the file (:mod:`._helper`): the same answer, sooner on two or more CPUs. Only a
+    single-threaded caller, such as the command line, should ask for it.
+    """
     shown = shown if shown is not None else str(path)
-    trace, problems = read_trace(path, shown)
-    return _finish(trace, problems, shown, strict)
+    if not helper:
+        trace, problems = read_trace(path, shown)
+        return _finish(trace, problems, shown, strict)
+    with EdgeHelper() as edges:
+        trace, problems = read_trace(path, shown, edges.start)
+        return _finish(trace, problems, shown, strict, edges)
 
 
 def validate_bytes(raw: bytes, shown: str, *, strict: bool = False) -> Checked:
@@ -46,11 +56,17 @@ def validate_bytes(raw: bytes, shown: str, *, strict: bool = False) -> Checked:
     return _finish(trace, problems, shown, strict)
 
 
-def _finish(trace: m.AnyTrace | None, problems: list[TraceProblem], shown: str, strict: bool) -> Checked:
+def _finish(
+    trace: m.AnyTrace | None,
+    problems: list[TraceProblem],
+    shown: str,
+    strict: bool,
+    helper: EdgeHelper | None = None,
+) -> Checked:
     errors = [p for p in problems if not p.warning]
     if trace is None or errors:
         return Checked(shown, None, None, ordered(errors))
-    checked = validate_trace(trace, shown, strict=strict)
+    checked = validate_trace(trace, shown, strict=strict, edges=helper.result if helper else None)
     read_warnings = [TraceProblem(p.path, p.where, p.message, warning=not strict) for p in problems]
     if strict:
         checked.problems = ordered([*checked.problems, *read_warnings])
@@ -61,9 +77,18 @@ def _finish(trace: m.AnyTrace | None, problems: list[TraceProblem], shown: str, 
     return checked
 
 
-def validate_trace(trace: m.AnyTrace, shown: str, *, strict: bool = False) -> Checked:
-    """Check the graph rules of a decoded *trace* (warnings for one in the original format)."""
-    original, found, graph = check(trace)
+def validate_trace(
+    trace: m.AnyTrace,
+    shown: str,
+    *,
+    strict: bool = False,
+    edges: Callable[[], EdgeFindings | None] | None = None,
+) -> Checked:
+    """Check the graph rules of a decoded *trace* (warnings for one in the original format).
+
+    *edges*: where to ask for the findings of rules 1 to 4, when a helper checks them.
+    """
+    original, found, graph = check(trace, edges)
     lenient = m.is_original(trace) and not strict
     errors = ordered(
         TraceProblem(shown, where, message) for where, message in (original if lenient else original + found)

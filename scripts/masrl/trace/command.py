@@ -51,7 +51,7 @@ def _checked(file: Path, strict: bool = False) -> Checked:
     from masrl.trace._validate import validate_file
 
     with collector_paused():
-        checked = validate_file(file, strict=strict)
+        checked = validate_file(file, strict=strict, helper=True)
     keep_until_exit(checked)
     if not checked.ok:
         _report([checked])
@@ -84,6 +84,9 @@ def validate(files: tuple[Path, ...], strict: bool) -> None:
     format allows validates, the graph rules it did not check are reported as warnings
     (`file: /pointer: warning: message`, exit 0), and --strict makes them errors.
 
+    A file of 8 MiB or more is checked on two CPUs when the machine has them: a second process
+    checks the edges while this one reads the events. The answer is the same either way.
+
     Example:
 
     \b
@@ -96,7 +99,7 @@ def validate(files: tuple[Path, ...], strict: bool) -> None:
     if not paths:
         raise MasrlError(f"no .json files in {', '.join(map(str, files))}")
     with collector_paused():
-        checked = [validate_file(path, strict=strict) for path in paths]
+        checked = [validate_file(path, strict=strict, helper=True) for path in paths]
     keep_until_exit(checked)
     _report(checked)
 
