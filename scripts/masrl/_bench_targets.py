@@ -1,8 +1,10 @@
 """The list of benchmark targets and the budgets each must meet (see ``masrl bench``).
 
-Inputs (a generated corpus, a generated trace, a big papers page) are prepared in child processes:
-a process's peak memory on Linux starts from its parent's size at fork, so the bench process itself
-must stay small for the children's peak figures to mean anything.
+Listing the targets makes nothing: each target's ``setup`` makes its inputs (a copy of the corpus,
+a generated corpus, a generated trace, a big papers page) when it is chosen, and a setup that
+several targets share runs once. Inputs are made in child processes: a process's peak memory on
+Linux starts from its parent's size at fork, so the bench process itself must stay small for the
+children's peak figures to mean anything.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from masrl.bench import Target, masrl_argv
@@ -120,7 +124,7 @@ def trace_targets(work: Path) -> list[Target]:
             work,
             budget_s=0.73,
             budget_mib=400,
-            prepare=_trace_file(original, "--original-format"),
+            setup=_trace_file(original, "--original-format"),
         ),
         Target(
             f"trace metrics table: {COLLECTION_TRACES:,} traces of {small} events",
@@ -128,7 +132,7 @@ def trace_targets(work: Path) -> list[Target]:
             work,
             budget_s=8.0,
             budget_mib=1024,
-            prepare=_collection(runs),
+            setup=_collection(runs),
         ),
         Target(
             f"trace validate: {events:,} events",
@@ -136,14 +140,14 @@ def trace_targets(work: Path) -> list[Target]:
             work,
             budget_s=1.0,
             budget_mib=400,
-            prepare=make,
+            setup=make,
         ),
         Target(
             f"trace metrics: {events:,} events",
             masrl_argv("trace", "metrics", str(big)),
             work,
             budget_s=2.0,
-            prepare=make,
+            setup=make,
         ),
     ]
 
@@ -153,8 +157,8 @@ def trace_targets(work: Path) -> list[Target]:
 OTEL_TRACES, OTEL_AGENTS, OTEL_ROUNDS, OTEL_SEED = 100, 10, 68, 7
 
 
-def _otel_export(path: Path, out: Path) -> Callable[[], None]:
-    """Generate the export once (untimed, in a child process); empty the output folder before each run."""
+def _otel_export(path: Path) -> Callable[[], None]:
+    """Generate the export once (untimed, in a child process)."""
 
     def make() -> None:
         if not path.exists():
@@ -163,9 +167,13 @@ def _otel_export(path: Path, out: Path) -> Callable[[], None]:
                 f"Path({str(path)!r}).write_bytes(otel_export({OTEL_TRACES}, {OTEL_AGENTS}, {OTEL_ROUNDS}, "
                 f"seed={OTEL_SEED}))"
             )
-        shutil.rmtree(out, ignore_errors=True)
 
     return make
+
+
+def _emptied(out: Path) -> Callable[[], None]:
+    """Remove the output folder before each run."""
+    return lambda: shutil.rmtree(out, ignore_errors=True)
 
 
 def otel_targets(work: Path) -> list[Target]:
@@ -178,7 +186,8 @@ def otel_targets(work: Path) -> list[Target]:
             work,
             budget_s=10.0,
             budget_mib=2048,
-            prepare=_otel_export(export, out),
+            setup=_otel_export(export),
+            prepare=_emptied(out),
         )
     ]
 
@@ -215,20 +224,30 @@ def _candidate_list(root: Path, path: Path, n: int) -> None:
     path.write_text("\n".join(lines) + "\n", "utf-8")
 
 
-def rank_targets(root: Path, work: Path) -> list[Target]:
-    real = work / "corpus"
-    found = work / f"candidates-{RANK_CANDIDATES}.yaml"
-    if not found.exists():
-        _in_child(
-            "from pathlib import Path; from masrl._bench_targets import _candidate_list; "
-            f"_candidate_list(Path({str(root)!r}), Path({str(found)!r}), {RANK_CANDIDATES})"
-        )
+def rank_targets(at: Inputs) -> list[Target]:
+    real = at.real_dir
+    found = at.work / f"candidates-{RANK_CANDIDATES}.yaml"
+
+    @cache
+    def candidates() -> None:
+        at.real()
+        if not found.exists():
+            _in_child(
+                "from pathlib import Path; from masrl._bench_targets import _candidate_list; "
+                f"_candidate_list(Path({str(at.root)!r}), Path({str(found)!r}), {RANK_CANDIDATES})"
+            )
+
     argv = masrl_argv("discover", "--source", "manual", "--from", str(found), "--dry-run", "--json")
     return [
         Target(
-            f"discover: rank {RANK_CANDIDATES:,} candidates", [], real, budget_s=5.0, probe=_rank_probe(real, found)
+            f"discover: rank {RANK_CANDIDATES:,} candidates",
+            [],
+            real,
+            budget_s=5.0,
+            setup=candidates,
+            probe=_rank_probe(real, found),
         ),
-        Target(f"discover: {RANK_CANDIDATES:,} from a list, whole command", argv, real),
+        Target(f"discover: {RANK_CANDIDATES:,} from a list, whole command", argv, real, setup=candidates),
     ]
 
 
@@ -251,26 +270,56 @@ def _rank_probe(real: Path, found: Path) -> Callable[[], float]:
     return probe
 
 
-def all_targets(root: Path, work: Path, size: int) -> list[Target]:
-    synthetic = work / f"synthetic-{size}"
+@dataclass(frozen=True)
+class Inputs:
+    """Where the shared inputs go, and the setups that make them (each runs once, when first needed)."""
+
+    root: Path
+    work: Path
+    size: int
+    real: Callable[[], None]  # a private copy of the corpus, in real_dir
+    synthetic: Callable[[], None]  # a generated corpus of `size` papers, in synthetic_dir
+
+    @property
+    def real_dir(self) -> Path:
+        return self.work / "corpus"
+
+    @property
+    def synthetic_dir(self) -> Path:
+        return self.work / f"synthetic-{self.size}"
+
+
+def _synthetic_corpus(root: Path, synthetic: Path, size: int) -> None:
     if not (synthetic / "taxonomy.yaml").exists():
         _in_child(
             "from pathlib import Path; from masrl._synth import write_synthetic_corpus; "
             f"write_synthetic_corpus(Path({str(root)!r}), Path({str(synthetic)!r}), papers={size}, "
             f"exclusions={max(size // 10, 1)})"
         )
-    real = work / "corpus"
-    _copy_corpus(root, real)
+
+
+def all_targets(root: Path, work: Path, size: int) -> list[Target]:
+    at = Inputs(
+        root,
+        work,
+        size,
+        cache(lambda: _copy_corpus(root, work / "corpus")),
+        cache(lambda: _synthetic_corpus(root, work / f"synthetic-{size}", size)),
+    )
+    real, synthetic = at.real_dir, at.synthetic_dir
     return [
-        Target("validate: corpus", masrl_argv("validate"), real, budget_s=0.25),
-        Target(f"validate: {size:,} generated papers", masrl_argv("validate"), synthetic, budget_s=3.0),
-        Target("build: corpus, nothing changed", masrl_argv("build"), real, budget_s=0.16),
-        Target("check: corpus, nothing changed", masrl_argv("check"), real, budget_s=0.16),
+        Target("validate: corpus", masrl_argv("validate"), real, budget_s=0.25, setup=at.real),
+        Target(
+            f"validate: {size:,} generated papers", masrl_argv("validate"), synthetic, budget_s=3.0, setup=at.synthetic
+        ),
+        Target("build: corpus, nothing changed", masrl_argv("build"), real, budget_s=0.16, setup=at.real),
+        Target("check: corpus, nothing changed", masrl_argv("check"), real, budget_s=0.16, setup=at.real),
         Target(
             "check: corpus, no cache (a clean clone)",
             masrl_argv("check"),
             real,
             budget_s=1.5,
+            setup=at.real,
             prepare=_drop_state(real),
         ),
         Target(
@@ -278,6 +327,7 @@ def all_targets(root: Path, work: Path, size: int) -> list[Target]:
             masrl_argv("build", "--full"),
             real,
             budget_s=1.5,
+            setup=at.real,
             prepare=_drop_figure_cache(real),
         ),
         Target(
@@ -286,16 +336,17 @@ def all_targets(root: Path, work: Path, size: int) -> list[Target]:
             synthetic,
             budget_s=15.0,
             budget_mib=1024,
+            setup=at.synthetic,
             prepare=_reset_outputs(synthetic, root / "README.md"),
         ),
-        *site_targets(root, work, size),
+        *site_targets(at),
         *trace_targets(work),
         *otel_targets(work),
-        *rank_targets(root, work),
+        *rank_targets(at),
     ]
 
 
-def _site_build(real: Path, out: Path) -> Target:
+def _site_build(real: Path, out: Path, setup: Callable[[], None]) -> Target:
     argv = [
         sys.executable,
         "-m",
@@ -308,7 +359,7 @@ def _site_build(real: Path, out: Path) -> Target:
         "-d",
         str(out),
     ]
-    return Target("site: mkdocs build --strict, corpus", argv, real, budget_s=10.0)
+    return Target("site: mkdocs build --strict, corpus", argv, real, budget_s=10.0, setup=setup)
 
 
 def _papers_page(real: Path, out: Path, size: int, work: Path) -> Path:
@@ -393,25 +444,46 @@ def facts(root: Path, work: Path) -> list[tuple[str, str]]:
     ]
 
 
-def site_targets(root: Path, work: Path, size: int) -> list[Target]:
-    real = work / "corpus"
+def site_targets(at: Inputs) -> list[Target]:
+    real, work, size = at.real_dir, at.work, at.size
     out = work / "site-out"
     from masrl._browser import chromium_executable
 
-    targets = [_site_build(real, out)]
+    build = _site_build(real, out, at.real)
+    targets = [build]
     if chromium_executable() is not None:
-        if not (out / "papers" / "index.html").exists():
-            subprocess.run(targets[0].argv, cwd=real, check=True, capture_output=True)
         big = work / "site-big"
-        _in_child(
-            "from pathlib import Path; from masrl._bench_targets import _papers_page; "
-            f"_papers_page(Path({str(real)!r}), Path({str(out)!r}), {size}, Path({str(work)!r}))"
-        )
+
+        @cache
+        def page() -> None:
+            at.real()
+            at.synthetic()
+            if not (out / "papers" / "index.html").exists():
+                subprocess.run(build.argv, cwd=real, check=True, capture_output=True)
+            _in_child(
+                "from pathlib import Path; from masrl._bench_targets import _papers_page; "
+                f"_papers_page(Path({str(real)!r}), Path({str(out)!r}), {size}, Path({str(work)!r}))"
+            )
+
         targets += [
             Target(
-                f"site: filter {size:,} rows in Chromium", [], real, budget_s=0.05, probe=_page_probe(big, "filter")
+                f"site: filter {size:,} rows in Chromium",
+                [],
+                real,
+                budget_s=0.05,
+                setup=page,
+                probe=_page_probe(big, "filter"),
             ),
-            Target(f"site: export {size:,} rows as BibTeX", [], real, budget_s=0.05, probe=_page_probe(big, "bib")),
-            Target(f"site: export {size:,} rows as CSV", [], real, budget_s=0.05, probe=_page_probe(big, "csv")),
+            Target(
+                f"site: export {size:,} rows as BibTeX",
+                [],
+                real,
+                budget_s=0.05,
+                setup=page,
+                probe=_page_probe(big, "bib"),
+            ),
+            Target(
+                f"site: export {size:,} rows as CSV", [], real, budget_s=0.05, setup=page, probe=_page_probe(big, "csv")
+            ),
         ]
     return targets

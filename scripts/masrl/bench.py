@@ -33,6 +33,7 @@ class Target:
     cwd: Path
     budget_s: float | None = None
     budget_mib: float | None = None
+    setup: Callable[[], None] | None = None  # makes the inputs, once, untimed (shared setups run once)
     prepare: Callable[[], None] | None = None  # run before every timed run, untimed
     probe: Callable[[], float] | None = None  # returns seconds measured inside, e.g. in a browser
 
@@ -112,6 +113,8 @@ def tree_peak_mib(argv: list[str], cwd: Path) -> float | None:
 
 
 def measure(target: Target, runs: int) -> Result:
+    if target.setup:
+        target.setup()
     seconds, peaks, codes = [], [], []
     for _ in range(runs):
         if target.prepare:
@@ -125,7 +128,11 @@ def measure(target: Target, runs: int) -> Result:
         seconds.append(elapsed)
         peaks.append(peak)
         codes.append(code)
-    tree = tree_peak_mib(target.argv, target.cwd) if target.budget_mib is not None and target.probe is None else None
+    tree = None
+    if target.budget_mib is not None and target.probe is None:
+        if target.prepare:
+            target.prepare()
+        tree = tree_peak_mib(target.argv, target.cwd)
     return Result(target, seconds, max(peaks), codes, tree)
 
 
@@ -136,7 +143,7 @@ def masrl_argv(*args: str) -> list[str]:
 
 
 def targets(root: Path, work: Path, size: int) -> list[Target]:
-    """Every benchmark, in the order they run. *work* holds generated inputs."""
+    """Every benchmark, in the order they run. *work* holds generated inputs, made when a chosen target needs them."""
     from masrl import _bench_targets
 
     return _bench_targets.all_targets(root, work, size)
