@@ -465,25 +465,10 @@ def site_targets(at: Inputs) -> list[Target]:
                 f"_papers_page(Path({str(real)!r}), Path({str(out)!r}), {size}, Path({str(work)!r}))"
             )
 
+        timed = [("filter", f"site: filter {size:,} rows in Chromium"),
+                 ("bib", f"site: export {size:,} rows as BibTeX"),
+                 ("csv", f"site: export {size:,} rows as CSV")]  # fmt: skip
         targets += [
-            Target(
-                f"site: filter {size:,} rows in Chromium",
-                [],
-                real,
-                budget_s=0.05,
-                setup=page,
-                probe=_page_probe(big, "filter"),
-            ),
-            Target(
-                f"site: export {size:,} rows as BibTeX",
-                [],
-                real,
-                budget_s=0.05,
-                setup=page,
-                probe=_page_probe(big, "bib"),
-            ),
-            Target(
-                f"site: export {size:,} rows as CSV", [], real, budget_s=0.05, setup=page, probe=_page_probe(big, "csv")
-            ),
+            Target(name, [], real, budget_s=0.05, setup=page, probe=_page_probe(big, timing)) for timing, name in timed
         ]
     return targets
