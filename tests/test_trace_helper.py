@@ -139,6 +139,14 @@ def test_random_traces_with_broken_edges_get_the_same_answer(
     assert helped == alone
 
 
+@pytest.mark.usefixtures("always")
+def test_a_byte_order_mark_is_skipped_by_the_helper_too(tmp_path: Path, here: list[int]) -> None:
+    doc = _edited(lambda d: d["edges"].append({"src": "e8", "dst": "e3", "type": "causal"}), version=True)
+    helped, alone = _both(_written(tmp_path, b"\xef\xbb\xbf" + encode(doc)), here)
+    assert helped == alone
+    assert len(helped[0]) == 2
+
+
 def _exit_3(raw: Any, write: int) -> None:
     os._exit(3)
 

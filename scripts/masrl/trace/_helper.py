@@ -101,10 +101,10 @@ class EdgeHelper:
         if status != 0 or not chunks:
             return None
         try:
-            original, found, forward = msgspec.msgpack.decode(b"".join(chunks), type=_Message)
-        except msgspec.DecodeError:  # pragma: no cover - the helper writes whole messages or exits non-zero
+            findings: EdgeFindings = msgspec.msgpack.decode(b"".join(chunks), type=EdgeFindings)
+        except msgspec.DecodeError:  # not a whole message of findings
             return None
-        return list(map(tuple, original)), list(map(tuple, found)), forward  # type: ignore[arg-type]
+        return findings
 
     def close(self) -> None:
         """End the helper if it still runs, and release its pipe."""
@@ -121,9 +121,6 @@ class EdgeHelper:
         assert pid is not None
         _, status = os.waitpid(pid, 0)
         return os.waitstatus_to_exitcode(status)
-
-
-_Message = tuple[list[tuple[str, str]], list[tuple[str, str]], bool]
 
 
 def _serve(raw: Any, write: int) -> None:  # pragma: no cover - runs in the helper
