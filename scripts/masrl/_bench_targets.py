@@ -13,8 +13,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 from masrl.bench import Target, masrl_argv
@@ -270,23 +269,16 @@ def _rank_probe(real: Path, found: Path) -> Callable[[], float]:
     return probe
 
 
-@dataclass(frozen=True)
 class Inputs:
     """Where the shared inputs go, and the setups that make them (each runs once, when first needed)."""
 
-    root: Path
-    work: Path
-    size: int
-    real: Callable[[], None]  # a private copy of the corpus, in real_dir
-    synthetic: Callable[[], None]  # a generated corpus of `size` papers, in synthetic_dir
-
-    @property
-    def real_dir(self) -> Path:
-        return self.work / "corpus"
-
-    @property
-    def synthetic_dir(self) -> Path:
-        return self.work / f"synthetic-{self.size}"
+    def __init__(self, root: Path, work: Path, size: int) -> None:
+        self.root, self.work, self.size = root, work, size
+        self.real_dir = work / "corpus"
+        self.synthetic_dir = work / f"synthetic-{size}"
+        # a private copy of the corpus, and a generated corpus of `size` papers
+        self.real: Callable[[], None] = cache(partial(_copy_corpus, root, self.real_dir))
+        self.synthetic: Callable[[], None] = cache(partial(_synthetic_corpus, root, self.synthetic_dir, size))
 
 
 def _synthetic_corpus(root: Path, synthetic: Path, size: int) -> None:
@@ -299,13 +291,7 @@ def _synthetic_corpus(root: Path, synthetic: Path, size: int) -> None:
 
 
 def all_targets(root: Path, work: Path, size: int) -> list[Target]:
-    at = Inputs(
-        root,
-        work,
-        size,
-        cache(lambda: _copy_corpus(root, work / "corpus")),
-        cache(lambda: _synthetic_corpus(root, work / f"synthetic-{size}", size)),
-    )
+    at = Inputs(root, work, size)
     real, synthetic = at.real_dir, at.synthetic_dir
     return [
         Target("validate: corpus", masrl_argv("validate"), real, budget_s=0.25, setup=at.real),

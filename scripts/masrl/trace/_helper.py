@@ -26,9 +26,9 @@ from typing import Any
 import msgspec
 
 from masrl.trace._graph import EdgeFindings, edge_rules
+from masrl.trace._read import BOM
 
 HELP_FROM = 8 * 1024 * 1024  # from about this size a helper pays for its fork (measured: 6 MB even, 12 MB 15% sooner)
-_BOM = b"\xef\xbb\xbf"
 
 
 class _Event(msgspec.Struct, gc=False):
@@ -92,16 +92,13 @@ class EdgeHelper:
         """The helper's findings, or None when there is no helper or it failed (the caller checks instead)."""
         if self._pid is None or self._read is None:
             return None
-        chunks = []
         with os.fdopen(self._read, "rb") as pipe:
             self._read = None
-            while chunk := pipe.read(1 << 20):
-                chunks.append(chunk)
-        status = self._reap()
-        if status != 0 or not chunks:
+            message = pipe.read()  # to the end: the helper closes its side when it exits
+        if self._reap() != 0 or not message:
             return None
         try:
-            findings: EdgeFindings = msgspec.msgpack.decode(b"".join(chunks), type=EdgeFindings)
+            findings: EdgeFindings = msgspec.msgpack.decode(message, type=EdgeFindings)
         except msgspec.DecodeError:  # not a whole message of findings
             return None
         return findings
@@ -128,8 +125,8 @@ def _serve(raw: Any, write: int) -> None:  # pragma: no cover - runs in the help
     code = 1
     try:
         view = memoryview(raw)
-        if view[:3] == _BOM:
-            view = view[len(_BOM) :]
+        if view[: len(BOM)] == BOM:
+            view = view[len(BOM) :]
         ends = msgspec.json.decode(view, type=_Ends)
         view.release()
         if isinstance(raw, mmap.mmap):  # every string is copied out: the file's pages can go

@@ -44,7 +44,7 @@ from masrl.trace import _model as m
 from masrl.trace._problems import TraceProblem, pointer, show
 
 MAX_BYTES = 256 * 1024 * 1024  # about 1.4 million events; larger files are refused, not read
-_BOM = b"\xef\xbb\xbf"
+BOM = b"\xef\xbb\xbf"
 _MAP_FROM = 1024 * 1024  # files from this size are memory-mapped rather than read
 MAX_BAD_ITEMS = 100  # items explained one by one; past this the report stops (a systematic fault)
 _FLOAT_DIGITS = 308  # an integer with at most this many digits fits a 64-bit float
@@ -120,7 +120,7 @@ def decode(raw: bytes, shown: str) -> tuple[m.AnyTrace | None, list[TraceProblem
     trace = decode_fast(raw)
     if trace is not None:
         return trace, []
-    return _careful(raw[len(_BOM) :] if raw.startswith(_BOM) else raw, shown)
+    return _careful(raw[len(BOM) :] if raw.startswith(BOM) else raw, shown)
 
 
 def decode_fast(raw: bytes | mmap.mmap) -> m.AnyTrace | None:
@@ -131,8 +131,8 @@ def decode_fast(raw: bytes | mmap.mmap) -> m.AnyTrace | None:
     to choose which to try first (scanning all of a large file would cost more); if the first try
     fails, the other is tried, so the choice only saves time and never changes the answer.
     """
-    if raw[:3] == _BOM:
-        raw = raw[len(_BOM) :]
+    if raw[: len(BOM)] == BOM:
+        raw = raw[len(BOM) :]
     decoders: tuple[msgspec.json.Decoder[Any], ...] = (_original_decoder(), _decoder())
     if _VERSION_KEY in raw[:_ENDS] or _VERSION_KEY in raw[-_ENDS:]:
         decoders = decoders[::-1]
