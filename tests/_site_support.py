@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from masrl._browser import chromium_executable, launch_args, serve
+from masrl.publish._browser import chromium_executable, launch_args, serve
 
 __all__ = ["CHROMIUM_ARGS", "REPO", "copy_site_frame", "mkdocs_build", "require_browser", "serve", "serve_like_pages"]
 

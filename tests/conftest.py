@@ -194,7 +194,7 @@ def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of this repository's corpus and generated files, as cwd."""
     root = tmp_path / "repo"
     root.mkdir()
-    from masrl._state import INPUT_DIRS, INPUT_FILES
+    from masrl.publish._state import INPUT_DIRS, INPUT_FILES
 
     for name in INPUT_FILES:
         if (REPO / name).is_file():

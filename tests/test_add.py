@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES, REPO
-from masrl._bibtex import decode_latex
-from masrl._scaffold import Candidate, candidates_from_bibtex, house_key, house_venue, scaffold
-from masrl._vocab import load_taxonomy
+from masrl.corpus._bibtex import decode_latex
+from masrl.corpus._vocab import load_taxonomy
+from masrl.living._scaffold import Candidate, candidates_from_bibtex, house_key, house_venue, scaffold
 
 TAXONOMY = load_taxonomy(REPO)
 # The judgement fields a contributor fills in after `add`, so the scaffold becomes a record.
@@ -496,8 +496,8 @@ def test_names_round_trip_through_add_and_export(names: list[str]) -> None:
     import yaml
     from bibtexparser import middlewares as m
 
-    from masrl._export import bib_entry
-    from masrl._records import Paper
+    from masrl.corpus._export import bib_entry
+    from masrl.corpus._records import Paper
 
     # Arrange: a BibTeX entry with the names LaTeX-encoded
     bib = "@article{k, title = {A title}, year = {2024}, author = {" + " and ".join(_as_bibtex(n) for n in names) + "}}"

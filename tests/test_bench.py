@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from masrl import _bench_targets
-from masrl.bench import Result, Target, format_report
+from masrl.bench import _targets as _bench_targets
+from masrl.bench.command import Result, Target, format_report
 
 MIB = 1024 * 1024
 
@@ -43,7 +43,7 @@ MEASURE = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from masrl.bench import run_once, tree_peak_mib
+    from masrl.bench.command import run_once, tree_peak_mib
     argv = [sys.executable, "-c", sys.argv[1]]
     _, peak, code = run_once(argv, Path("."))
     print(peak, tree_peak_mib(argv, Path(".")), code)

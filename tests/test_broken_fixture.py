@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from conftest import fixture_corpus
-from masrl._schema import next_year
+from masrl.corpus._schema import next_year
 
 
 @pytest.fixture

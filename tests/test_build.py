@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from conftest import REPO, assert_golden
-from masrl import _figures
-from masrl._build import analyse, labels_of
+from masrl.publish import _figures
+from masrl.publish._build import analyse, labels_of
 
 
 def _snapshot(root: Path) -> dict[str, str]:
@@ -182,9 +182,9 @@ def test_unchanged_figures_are_reused_not_redrawn(small: Path, run_cli: Any, mon
 
 @pytest.mark.parametrize("size", [320])
 def test_large_corpora_summarise_the_paper_list(tmp_path: Path, size: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    from masrl._records import load_corpus
-    from masrl._render import README_PER_CATEGORY, paper_groups
-    from masrl._synth import write_synthetic_corpus
+    from masrl.bench._synth import write_synthetic_corpus
+    from masrl.corpus._records import load_corpus
+    from masrl.publish._render import README_PER_CATEGORY, paper_groups
 
     write_synthetic_corpus(REPO, tmp_path / "big", papers=size, exclusions=10)
     groups = paper_groups(load_corpus(tmp_path / "big").corpus)
@@ -226,7 +226,7 @@ def test_large_corpora_summarise_the_paper_list(tmp_path: Path, size: int, monke
 def test_page_data_gives_shared_values_once(
     rows: list[dict[str, Any]], defaults: dict[str, Any], kept: list[dict[str, Any]]
 ) -> None:
-    from masrl._site import _defaults
+    from masrl.publish._site import _defaults
 
     assert _defaults(rows) == defaults
     assert rows == kept
@@ -235,7 +235,7 @@ def test_page_data_gives_shared_values_once(
 def test_figure_processes_end_when_rendering_fails(small: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import multiprocessing
 
-    from masrl import _build
+    from masrl.publish import _build
 
     def fail(*args: Any) -> None:
         raise _build.BuildError([], 0, "rendering failed")

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from conftest import REPO
-from masrl._claims import load_claims
-from masrl._vocab import load_taxonomy
+from masrl.analysis._claims import load_claims
+from masrl.corpus._vocab import load_taxonomy
 
 TAX = load_taxonomy(REPO)
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from conftest import FIXTURES, REPO
-from masrl._bibtex import decode_latex
-from masrl._export import (
+from masrl.corpus._bibtex import decode_latex
+from masrl.corpus._export import (
     EXCLUSION_COLUMNS,
     PAPER_COLUMNS,
     bib_name,
@@ -20,7 +20,7 @@ from masrl._export import (
     papers_csv,
     parse_exclusion_reason,
 )
-from masrl._records import load_corpus
+from masrl.corpus._records import load_corpus
 
 CORPUS = load_corpus(REPO).corpus
 SNAPSHOT = CORPUS.snapshot()  # the survey's records: what the reference tables describe

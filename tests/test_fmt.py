@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO, assert_golden
-from masrl._format import format_record
-from masrl._vocab import load_taxonomy
-from masrl._yaml import load_text
+from masrl.corpus._format import format_record
+from masrl.corpus._vocab import load_taxonomy
+from masrl.corpus._yaml import load_text
 
 TAX = load_taxonomy(REPO)
 

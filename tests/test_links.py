@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from masrl._links import DEAD, FAILING, OK, UNVERIFIED, HostGate, check_urls
+from masrl.living._links import DEAD, FAILING, OK, UNVERIFIED, HostGate, check_urls
 
 HITS: dict[str, int] = {}
 

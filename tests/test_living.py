@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import FIXTURES, REPO, assert_golden, fixture_corpus
-from masrl._yaml import load_path
+from masrl.corpus._yaml import load_path
 
 RECORDED = FIXTURES / "living"
 WINDOW = ("--since", "2026-05-04", "--until", "2026-12-01")
@@ -611,7 +611,7 @@ def test_requests_to_one_service_are_paced_and_cached_answers_are_not(
 def test_add_names_the_arxiv_api_and_its_way_round_when_offline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from masrl._arxiv import ArxivError, fetch
+    from masrl.living._arxiv import ArxivError, fetch
 
     monkeypatch.setenv("MASRL_ARXIV_API", "http://127.0.0.1:9/api/query")
     with pytest.raises(ArxivError, match=r"^cannot reach the arXiv API at .*`masrl add --bib -` instead$"):

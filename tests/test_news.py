@@ -13,8 +13,8 @@ import pytest
 
 from _site_support import CHROMIUM_ARGS, copy_site_frame, mkdocs_build, require_browser, serve
 from conftest import FIXTURES, REPO
-from masrl._news import atom_feed, news, site_url
-from masrl._records import load_corpus
+from masrl.corpus._records import load_corpus
+from masrl.publish._news import atom_feed, news, site_url
 
 ADDITION = """\
 origin: contributor

@@ -13,9 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import EXCLUSION_TEXT, PAPER_TEXT, REPO, replace_line
-from masrl._records import Exclusion, Paper, load_corpus
-from masrl._vocab import load_taxonomy
-from masrl._yaml import load_text
+from masrl.corpus._records import Exclusion, Paper, load_corpus
+from masrl.corpus._vocab import load_taxonomy
+from masrl.corpus._yaml import load_text
 from masrl.living._protocol import (
     CONTRIBUTIONS,
     check_protocol,
@@ -111,7 +111,7 @@ def test_the_checks_accept_only_what_the_schema_accepts(section: str, action: in
         del mutated[section]
     else:
         mutated[section] = [[], "text", 7][action - 1]
-    from masrl._yaml import Document
+    from masrl.corpus._yaml import Document
 
     problems = check_protocol(Document(mutated, {}), "protocol.yaml", TAXONOMY)
     valid = jsonschema.Draft202012Validator(protocol_schema(TAXONOMY)).is_valid(mutated)
@@ -224,7 +224,7 @@ _JSONISH = st.one_of(
 @given(st.data())
 def test_the_hand_walk_of_the_schema_agrees_with_jsonschema(data: Any) -> None:
     from conftest import value_paths
-    from masrl._yaml import Document
+    from masrl.corpus._yaml import Document
     from masrl.living._protocol import _schema_problems
 
     doc = load_text(PROTOCOL_TEXT).data

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from conftest import AUDIT_TEXT, EXCLUSION_TEXT, PAPER_TEXT, REPO, Corpus
-from masrl import _records
-from masrl._records import load_corpus, record_files
-from masrl._synth import write_synthetic_corpus
-from masrl._vocab import load_taxonomy
+from masrl.bench._synth import write_synthetic_corpus
+from masrl.corpus import _records
+from masrl.corpus._records import load_corpus, record_files
+from masrl.corpus._vocab import load_taxonomy
 
 
 def test_the_real_corpus_loads_whole() -> None:

@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO, value_paths
-from masrl._records import record_files
-from masrl._schema import RECORD_KINDS, check_record, json_schema, next_year, specs
-from masrl._vocab import load_taxonomy
-from masrl._yaml import Document, load_path
+from masrl.corpus._records import record_files
+from masrl.corpus._schema import RECORD_KINDS, check_record, json_schema, next_year, specs
+from masrl.corpus._vocab import load_taxonomy
+from masrl.corpus._yaml import Document, load_path
 from masrl.schema import render_schemas
 
 TAXONOMY = load_taxonomy(REPO)
@@ -169,7 +169,7 @@ def test_full_seeds_are_valid() -> None:
 
 def test_fixed_field_names_are_reserved_for_tag_fields() -> None:
     """A tag field named like a fixed field would shadow it; taxonomy.yaml may not declare one."""
-    from masrl._vocab import RESERVED_NAMES
+    from masrl.corpus._vocab import RESERVED_NAMES
 
     for kind in ("paper", "exclusion"):
         tags = {f.name for f in TAXONOMY.tag_fields(kind)}

@@ -21,8 +21,8 @@ from _site_support import (
     serve,
     serve_like_pages,
 )
-from masrl._records import load_corpus
-from masrl._site import PAPERS_PER_PAGE
+from masrl.corpus._records import load_corpus
+from masrl.publish._site import PAPERS_PER_PAGE
 
 CORPUS = load_corpus(REPO).corpus
 FAMILY = {p.key: CORPUS.taxonomy.family_of(p.reward_type) for p in CORPUS.papers}
@@ -274,7 +274,7 @@ def _download(page: Any, kind: str) -> str:
 
 
 def test_export_bibtex_is_exactly_the_view_in_the_order_shown(visit: Visit, repo_site: Path) -> None:
-    from masrl._export import bib_blocks
+    from masrl.corpus._export import bib_blocks
 
     page = visit.go("/papers/?u=orchestrator,agent&sort=t&dir=desc")
     titles = [r[0] for r in rows(page)]
@@ -292,7 +292,7 @@ def test_export_bibtex_of_every_entry_parses_to_unicode_names(visit: Visit) -> N
     import bibtexparser
     from bibtexparser import middlewares as m
 
-    from masrl._bibtex import decode_latex
+    from masrl.corpus._bibtex import decode_latex
 
     page = visit.go("/papers/")
     library = bibtexparser.parse_string(
@@ -325,7 +325,7 @@ def test_export_csv_of_the_whole_table_holds_every_field_of_every_entry(visit: V
     import csv
     import io
 
-    from masrl._site import _cell_value, table_fields
+    from masrl.publish._site import _cell_value, table_fields
 
     tax = CORPUS.taxonomy
     family = {p.key: tax.family_of(p.reward_type) for p in CORPUS.papers}

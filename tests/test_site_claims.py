@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from _site_support import REPO, chromium, copy_site_frame, mkdocs_build, serve
-from masrl._build import analyse
+from masrl.publish._build import analyse
 
 # The table under the "Under other readings" heading (id "stress"), as rows of cell texts.
 TABLE_JS = """h => {

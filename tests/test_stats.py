@@ -16,10 +16,10 @@ import pandas as pd
 import pytest
 
 from conftest import FIXTURES, REPO
-from masrl import _stats
-from masrl._build import analyse
-from masrl._records import load_corpus
-from masrl._stats import cohen_kappa
+from masrl.analysis import _stats
+from masrl.analysis._stats import cohen_kappa
+from masrl.corpus._records import load_corpus
+from masrl.publish._build import analyse
 
 # The reference tables are the survey's: they describe its snapshot, which the living corpus extends.
 ANALYSIS = analyse(REPO, snapshot="survey")

@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO, assert_golden, fixture_corpus, replace_line
-from masrl import _views
-from masrl._build import Analysis, analyse
-from masrl._claims import load_ledger
-from masrl._vocab import load_taxonomy
+from masrl.analysis import _views
+from masrl.analysis._claims import load_ledger
+from masrl.corpus._vocab import load_taxonomy
+from masrl.publish._build import Analysis, analyse
 
 TAX = load_taxonomy(REPO)
 NEAR_MISSES = ("E003", "E006", "E007", "E013", "E020", "E021", "E022", "E025", "E030", "E032")

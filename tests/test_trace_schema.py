@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO, value_paths
-from masrl._vocab import load_taxonomy
+from masrl.corpus._vocab import load_taxonomy
 from masrl.trace import _model as m
 from masrl.trace._read import decode, decode_fast, schema_problems, set_aside
 from masrl.trace._schema import SCHEMA_PATH, schema_text, trace_schema

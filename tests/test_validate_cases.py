@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from conftest import AUDIT_TEXT, EXCLUSION_TEXT, PAPER_TEXT, Corpus, replace_line
-from masrl._schema import next_year
+from masrl.corpus._schema import next_year
 
 P = PAPER_TEXT
 NEXT = next_year()  # the upper bound moves with the calendar

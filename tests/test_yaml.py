@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from masrl._yaml import Mark, YamlError, load_path, load_text
+from masrl.corpus._yaml import Mark, YamlError, load_path, load_text
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from masrl._cli_common import ReportedFailure, root_of, taxonomy_failures
-from masrl._records import display_path, kind_of, record_files
-from masrl._vocab import load_taxonomy
-from masrl._writer import write_if_changed
+from masrl.base._cli_common import ReportedFailure, root_of, taxonomy_failures
+from masrl.base._writer import write_if_changed
+from masrl.corpus._records import display_path, kind_of, record_files
+from masrl.corpus._vocab import load_taxonomy
 
 
 @click.command(name="fmt")
@@ -32,8 +32,8 @@ def command(ctx: click.Context, paths: tuple[Path, ...], check: bool) -> None:
         masrl fmt --check
         masrl fmt papers/c3.yaml
     """
-    from masrl._format import FormatError, format_record
-    from masrl._yaml import YamlError, read_text
+    from masrl.corpus._format import FormatError, format_record
+    from masrl.corpus._yaml import YamlError, read_text
 
     root = root_of(ctx)
     with taxonomy_failures():

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from masrl._cli_common import root_of, taxonomy_failures
-from masrl._schema import RECORD_KINDS, json_schema
-from masrl._vocab import Taxonomy, load_taxonomy
-from masrl._writer import write_all
+from masrl.base._cli_common import root_of, taxonomy_failures
+from masrl.base._writer import write_all
+from masrl.corpus._schema import RECORD_KINDS, json_schema
+from masrl.corpus._vocab import Taxonomy, load_taxonomy
 
 SCHEMA_DIR = "schemas"
 
@@ -21,7 +21,7 @@ def schema_path(kind: str) -> str:
 
 def render_schemas(taxonomy: Taxonomy) -> dict[str, str]:
     """Every record schema, and the stats document's, as {relative path: JSON text}."""
-    from masrl._stats import stats_schema
+    from masrl.analysis._stats import stats_schema
     from masrl.living._protocol import protocol_schema
 
     out = {

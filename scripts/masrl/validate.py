@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from masrl._cli_common import ReportedFailure, report, root_of, taxonomy_failures
-from masrl._problems import Problem, has_errors
-from masrl._records import kind_of, load_corpus
+from masrl.base._cli_common import ReportedFailure, report, root_of, taxonomy_failures
+from masrl.base._problems import Problem, has_errors
+from masrl.corpus._records import kind_of, load_corpus
 from masrl.living._protocol import PROTOCOL_FILE, read_protocol
 
 

@@ -6,5 +6,10 @@
 * :mod:`._rank` scores candidates by likely inclusion;
 * :mod:`._queue` keeps the screening queue, one YAML file per candidate in ``screening/``;
 * :mod:`._facts` reads current facts for existing records (``masrl refresh``);
+* :mod:`._scaffold` turns a citation into a new paper record (``masrl add``, ``masrl screen``), and
+  :mod:`._arxiv` reads a citation from the arXiv API;
+* :mod:`._links` checks that every URL in the records still answers (``masrl links``);
 * :mod:`.discover`, :mod:`.screen` and :mod:`.refresh` are the commands.
+
+May import: :mod:`masrl.corpus`, :mod:`masrl.trace` and :mod:`masrl.base`; never :mod:`masrl.analysis`.
 """

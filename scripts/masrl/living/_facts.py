@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from masrl._records import Paper
-from masrl._scaffold import TITLE_SIMILARITY, normalise_title
+from masrl.corpus._records import Paper
 from masrl.living._net import NetworkError, get
+from masrl.living._scaffold import TITLE_SIMILARITY, normalise_title
 from masrl.living._sources import (
     Found,
     arxiv_base,

@@ -15,7 +15,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from masrl._writer import write_if_changed
+from masrl.base._writer import write_if_changed
 
 CACHE_DIR = ".masrl-cache"
 TIMEOUT_S = 30

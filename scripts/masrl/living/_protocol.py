@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from masrl import _vocab as v
-from masrl._problems import Problem, did_you_mean
-from masrl._records import Corpus, Exclusion, Paper, display_path
-from masrl._schema import DATE_PATTERN, SINGLE_LINE_PATTERN
-from masrl._vocab import Taxonomy
-from masrl._yaml import Document, YamlError, load_path
+from masrl.base._problems import Problem, did_you_mean
+from masrl.corpus import _vocab as v
+from masrl.corpus._records import Corpus, Exclusion, Paper, display_path
+from masrl.corpus._schema import DATE_PATTERN, SINGLE_LINE_PATTERN
+from masrl.corpus._vocab import Taxonomy
+from masrl.corpus._yaml import Document, YamlError, load_path
 
 PROTOCOL_FILE = "protocol.yaml"
 SCHEMA_PATH = "schemas/protocol.schema.json"

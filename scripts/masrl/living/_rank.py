@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from masrl._records import Corpus
+from masrl.corpus._records import Corpus
 from masrl.living._protocol import Protocol
 
 TOP_TERMS = 5

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from masrl._problems import Problem, did_you_mean
-from masrl._records import Paper, display_path
-from masrl._schema import ARXIV_PATTERN, DATE_PATTERN, DOI_PATTERN, URL_PATTERN
-from masrl._yaml import YamlError, load_path
+from masrl.base._problems import Problem, did_you_mean
+from masrl.corpus._records import Paper, display_path
+from masrl.corpus._schema import ARXIV_PATTERN, DATE_PATTERN, DOI_PATTERN, URL_PATTERN
+from masrl.corpus._yaml import YamlError, load_path
 from masrl.living._net import get
 from masrl.living._protocol import Protocol, QueryFamily
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import click
 
-from masrl._cli_common import MasrlError, ReportedFailure, load_tolerating_unfinished, report, root_of
-from masrl._records import Corpus
+from masrl.base._cli_common import MasrlError, ReportedFailure, load_tolerating_unfinished, report, root_of
+from masrl.corpus._records import Corpus
 from masrl.living._protocol import Protocol, ProtocolError, load_protocol
 from masrl.living._sources import Found
 
@@ -194,10 +194,10 @@ def command(
         masrl discover --source arxiv --since 2026-05-04 --json
         masrl discover --source manual --from found-by-hand.yaml
     """
-    from masrl._scaffold import unfinished_records
     from masrl.living._net import NetworkError
     from masrl.living._queue import entry_data, write_entry
     from masrl.living._rank import MissingExtra
+    from masrl.living._scaffold import unfinished_records
     from masrl.living._sources import SourceError, read_manual
 
     if from_file is not None and source in (None, "manual"):

@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from masrl._cli_common import MasrlError, load_or_fail, root_of
-from masrl._records import Paper
+from masrl.base._cli_common import MasrlError, load_or_fail, root_of
+from masrl.corpus._records import Paper
 
 
 def _shown(value: Any) -> str:
@@ -50,9 +50,9 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
         masrl refresh rema2025 sirius2025
         masrl refresh --write
     """
-    from masrl._format import FormatError, format_record
-    from masrl._schema import check_record
-    from masrl._yaml import YamlError, load_text
+    from masrl.corpus._format import FormatError, format_record
+    from masrl.corpus._schema import check_record
+    from masrl.corpus._yaml import YamlError, load_text
     from masrl.living._facts import gather, proposals
     from masrl.living._net import CACHE_DIR, NetworkError
     from masrl.living._sources import SourceError
@@ -102,7 +102,7 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
         if problems:
             click.echo(f"  not written: {'; '.join(f'{p.field}: {p.message}' for p in problems)}", err=True)
             continue
-        from masrl._writer import write_if_changed
+        from masrl.base._writer import write_if_changed
 
         write_if_changed(Path(path), new)
         click.echo("  written")

@@ -19,10 +19,10 @@ from typing import Any
 
 import click
 
-from masrl import _vocab as v
-from masrl._cli_common import MasrlError, ReportedFailure, load_tolerating_unfinished, root_of
-from masrl._records import EXCLUSIONS_DIR, PAPERS_DIR, Loaded
-from masrl._schema import EXCLUSION_ID_PATTERN, KEY_PATTERN, SUMMARY_MAX
+from masrl.base._cli_common import MasrlError, ReportedFailure, load_tolerating_unfinished, root_of
+from masrl.corpus import _vocab as v
+from masrl.corpus._records import EXCLUSIONS_DIR, PAPERS_DIR, Loaded
+from masrl.corpus._schema import EXCLUSION_ID_PATTERN, KEY_PATTERN, SUMMARY_MAX
 from masrl.living._protocol import Protocol
 from masrl.living._queue import EXCLUDED, INCLUDED, PENDING, Entry, Known, find_entry, read_queue, write_entry
 
@@ -45,7 +45,7 @@ class Session:
 
 def _existing(session: Session, entry: Entry) -> str | None:
     """The paper key or exclusion id the corpus already holds this candidate as, if any."""
-    from masrl._scaffold import unfinished_records
+    from masrl.living._scaffold import unfinished_records
 
     known = Known(session.loaded.corpus, unfinished_records(session.loaded))
     d = entry.data
@@ -69,7 +69,7 @@ def _display_name(name: str) -> str:
 
 def include(session: Session, entry: Entry, key: str | None) -> str:
     """Scaffold the paper record for *entry*; returns what was done, for the user."""
-    from masrl._scaffold import Candidate, house_key, scaffold
+    from masrl.living._scaffold import Candidate, house_key, scaffold
 
     existing = _existing(session, entry)
     if existing is not None:
@@ -140,9 +140,9 @@ def _next_exclusion_id(session: Session) -> str:
 
 def exclude(session: Session, entry: Entry, reasons: list[str], stage: str, note: str) -> str:
     """Write the exclusion record for *entry*; returns what was done, for the user."""
-    from masrl._format import dump_record
-    from masrl._schema import check_record
-    from masrl._yaml import Document
+    from masrl.corpus._format import dump_record
+    from masrl.corpus._schema import check_record
+    from masrl.corpus._yaml import Document
 
     existing = _existing(session, entry)
     if existing is not None:

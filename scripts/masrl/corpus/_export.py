@@ -14,8 +14,8 @@ import json
 import re
 from typing import Any
 
-from masrl._records import Corpus, Exclusion, IfRetained, Paper
-from masrl._vocab import Taxonomy
+from masrl.corpus._records import Corpus, Exclusion, IfRetained, Paper
+from masrl.corpus._vocab import Taxonomy
 
 PAPER_COLUMNS = (
     "key",

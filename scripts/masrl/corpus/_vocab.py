@@ -15,8 +15,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from masrl._problems import Problem
-from masrl._yaml import Document, YamlError, load_path
+from masrl.base._problems import Problem
+from masrl.corpus._yaml import Document, YamlError, load_path
 
 TAXONOMY_FILE = "taxonomy.yaml"
 
@@ -282,7 +282,7 @@ def _ids(spec: Any) -> set[str]:
 
 
 # Names a tag field may not take: the fixed fields of paper and exclusion records
-# (masrl._schema's specs; tests/test_schema.py holds the two lists together).
+# (masrl.corpus._schema's specs; tests/test_schema.py holds the two lists together).
 RESERVED_NAMES = frozenset(
     {
         *("key", "title", "authors", "et_al", "affiliation", "year", "arxiv", "doi", "venue", "url", "more_urls"),

@@ -2,7 +2,7 @@
 
 A corpus is a directory holding ``taxonomy.yaml`` and the record folders ``papers/``,
 ``exclusions/`` and ``audits/``. :func:`load_corpus` reads every record, checks each against its
-spec (:mod:`masrl._schema`) and then across records (:mod:`masrl._checks`), and returns the typed
+spec (:mod:`masrl.corpus._schema`) and then across records (:mod:`masrl.corpus._checks`), and returns the typed
 records together with every problem found. It never raises on bad input.
 """
 
@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from masrl import _vocab as v
-from masrl._problems import Problem, has_errors
-from masrl._schema import check_record
-from masrl._vocab import Taxonomy, load_taxonomy
-from masrl._yaml import Document, YamlError, load_path
+from masrl.base._problems import Problem, has_errors
+from masrl.corpus import _vocab as v
+from masrl.corpus._schema import check_record
+from masrl.corpus._vocab import Taxonomy, load_taxonomy
+from masrl.corpus._yaml import Document, YamlError, load_path
 
 PAPERS_DIR = "papers"
 EXCLUSIONS_DIR = "exclusions"
@@ -111,7 +111,7 @@ class Paper(_Tagged):
 
     @classmethod
     def from_yaml(cls, data: Mapping[str, Any], taxonomy: Taxonomy, path: str = "") -> Paper:
-        """Build a paper from a record that passed :func:`masrl._schema.check_record`."""
+        """Build a paper from a record that passed :func:`masrl.corpus._schema.check_record`."""
         subs = data.get("subdecisions")
         return cls(
             key=data["key"],
@@ -425,7 +425,7 @@ class _Parsed:
 def _parse_one(
     kind: str, path: Path, shown: str, taxonomy: Taxonomy, keep_marks: bool
 ) -> tuple[_Parsed, Document | None]:
-    from masrl._checks import record_check, record_ids, record_name
+    from masrl.corpus._checks import record_check, record_ids, record_name
 
     try:
         doc = load_path(path)
@@ -477,10 +477,10 @@ def _parse_all(items: list[tuple[str, Path, str]], taxonomy: Taxonomy) -> list[t
 def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
     """Load, check and type every record under *root*, plus *extra* (kind, path) files.
 
-    Raises :class:`masrl._vocab.TaxonomyError` only when taxonomy.yaml itself is broken; every
+    Raises :class:`masrl.corpus._vocab.TaxonomyError` only when taxonomy.yaml itself is broken; every
     problem in records is returned in :attr:`Loaded.problems`.
     """
-    from masrl._checks import cross_check  # the cross-record rules need the typed records
+    from masrl.corpus._checks import cross_check  # the cross-record rules need the typed records
 
     taxonomy = load_taxonomy(root)
     files = record_files(root)

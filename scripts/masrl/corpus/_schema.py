@@ -7,7 +7,7 @@ there is a field of the records. From these specs
 
 * :func:`json_schema` writes the JSON Schema 2020-12 documents in ``schemas/`` that editors use to
   autocomplete and flag values, and
-* :func:`check_record` checks a parsed record and yields :class:`~masrl._problems.Problem` values
+* :func:`check_record` checks a parsed record and yields :class:`~masrl.base._problems.Problem` values
   whose messages name the allowed values.
 
 The two agree by construction; ``tests/test_schema.py`` holds them to it with random records. The
@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, assert_never
 
-from masrl import _vocab as v
-from masrl._problems import Problem, did_you_mean, one_of
-from masrl._vocab import Field, Taxonomy
-from masrl._yaml import Document
+from masrl.base._problems import Problem, did_you_mean, one_of
+from masrl.corpus import _vocab as v
+from masrl.corpus._vocab import Field, Taxonomy
+from masrl.corpus._yaml import Document
 
 # Every pattern ends in END rather than a bare "$": Python's "$" also matches before a final
 # newline, ECMA-262's does not, and the lookahead makes both engines agree.

@@ -1,6 +1,6 @@
 """Rules that look across fields or across records.
 
-Each rule is a generator of :class:`~masrl._problems.Problem`. Errors are facts that cannot hold
+Each rule is a generator of :class:`~masrl.base._problems.Problem`. Errors are facts that cannot hold
 (a key used twice, a paper both retained and excluded); warnings are conventions of the reference
 data that a record may break for a stated reason, listed under ``exceptions:`` in the record.
 """
@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from masrl import _vocab as v
-from masrl._problems import Problem, Severity
-from masrl._records import Audit, Corpus, Exclusion, Handle, Paper
-from masrl._schema import EXCLUSION_ID_PATTERN, KEY_PATTERN
-from masrl._vocab import Taxonomy
-from masrl._yaml import Document
+from masrl.base._problems import Problem, Severity
+from masrl.corpus import _vocab as v
+from masrl.corpus._records import Audit, Corpus, Exclusion, Handle, Paper
+from masrl.corpus._schema import EXCLUSION_ID_PATTERN, KEY_PATTERN
+from masrl.corpus._vocab import Taxonomy
+from masrl.corpus._yaml import Document
 
 _ARXIV_URL = re.compile(
     r"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/([^?#]+?)(?:v\d+)?(?:\.pdf)?/?$", re.I
@@ -204,7 +204,7 @@ def _text_fields(paper: Paper) -> Iterator[tuple[tuple[str | int, ...], str]]:
 
 def _check_latex(paper: Paper, doc: Document) -> Iterator[Problem]:
     """Records hold Unicode: LaTeX in a text field shows raw on the site and defeats search."""
-    from masrl._bibtex import decode_latex, latex_in
+    from masrl.corpus._bibtex import decode_latex, latex_in
 
     for where, text in _text_fields(paper):
         command = latex_in(text)

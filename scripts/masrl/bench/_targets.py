@@ -16,7 +16,7 @@ from collections.abc import Callable
 from functools import cache, partial
 from pathlib import Path
 
-from masrl.bench import Target, masrl_argv
+from masrl.bench.command import Target, masrl_argv
 
 
 def _in_child(code: str) -> None:
@@ -29,7 +29,7 @@ def _copy_corpus(root: Path, into: Path) -> None:
     if into.exists():
         shutil.rmtree(into)
     into.mkdir(parents=True)
-    from masrl._state import INPUT_DIRS, INPUT_FILES
+    from masrl.publish._state import INPUT_DIRS, INPUT_FILES
 
     for name in INPUT_FILES:
         if (root / name).is_file():
@@ -200,7 +200,7 @@ def _candidate_list(root: Path, path: Path, n: int) -> None:
     drawn from the corpus's own summaries and exclusion notes, so ranking has real work."""
     import random
 
-    from masrl._records import load_corpus
+    from masrl.corpus._records import load_corpus
     from masrl.living._queue import _wrapped
 
     corpus = load_corpus(root).corpus
@@ -232,7 +232,7 @@ def rank_targets(at: Inputs) -> list[Target]:
         at.real()
         if not found.exists():
             _in_child(
-                "from pathlib import Path; from masrl._bench_targets import _candidate_list; "
+                "from pathlib import Path; from masrl.bench._targets import _candidate_list; "
                 f"_candidate_list(Path({str(at.root)!r}), Path({str(found)!r}), {RANK_CANDIDATES})"
             )
 
@@ -254,7 +254,7 @@ def _rank_probe(real: Path, found: Path) -> Callable[[], float]:
     """Seconds to flag duplicates and rank the candidates, timed in a child process once the
     corpus and the list are loaded (what `masrl discover` does between fetching and writing)."""
     code = (
-        "import time; from pathlib import Path; from masrl._records import load_corpus; "
+        "import time; from pathlib import Path; from masrl.corpus._records import load_corpus; "
         "from masrl.living._protocol import load_protocol; from masrl.living._sources import read_manual; "
         "from masrl.living.discover import consider; import sklearn.linear_model, sklearn.feature_extraction.text; "
         f"root = Path({str(real)!r}); corpus = load_corpus(root).corpus; protocol = load_protocol(root, corpus.taxonomy); "
@@ -284,7 +284,7 @@ class Inputs:
 def _synthetic_corpus(root: Path, synthetic: Path, size: int) -> None:
     if not (synthetic / "taxonomy.yaml").exists():
         _in_child(
-            "from pathlib import Path; from masrl._synth import write_synthetic_corpus; "
+            "from pathlib import Path; from masrl.bench._synth import write_synthetic_corpus; "
             f"write_synthetic_corpus(Path({str(root)!r}), Path({str(synthetic)!r}), papers={size}, "
             f"exclusions={max(size // 10, 1)})"
         )
@@ -350,8 +350,8 @@ def _site_build(real: Path, out: Path, setup: Callable[[], None]) -> Target:
 
 def _papers_page(real: Path, out: Path, size: int, work: Path) -> Path:
     """The built papers page with its data swapped for *size* generated rows."""
-    from masrl._build import analyse
-    from masrl._site import _table_data, script_json
+    from masrl.publish._build import analyse
+    from masrl.publish._site import _table_data, script_json
 
     synthetic = work / f"synthetic-{size}"
     analysis = analyse(synthetic, strict=False)
@@ -396,7 +396,7 @@ def _page_probe(out: Path, timing: str) -> Callable[[], float]:
     def probe() -> float:
         from playwright.sync_api import sync_playwright
 
-        from masrl._browser import chromium_executable, launch_args, serve
+        from masrl.publish._browser import chromium_executable, launch_args, serve
 
         with serve(out) as base, sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium_executable(), args=launch_args())
@@ -433,7 +433,7 @@ def facts(root: Path, work: Path) -> list[tuple[str, str]]:
 def site_targets(at: Inputs) -> list[Target]:
     real, work, size = at.real_dir, at.work, at.size
     out = work / "site-out"
-    from masrl._browser import chromium_executable
+    from masrl.publish._browser import chromium_executable
 
     build = _site_build(real, out, at.real)
     targets = [build]
@@ -447,7 +447,7 @@ def site_targets(at: Inputs) -> list[Target]:
             if not (out / "papers" / "index.html").exists():
                 subprocess.run(build.argv, cwd=real, check=True, capture_output=True)
             _in_child(
-                "from pathlib import Path; from masrl._bench_targets import _papers_page; "
+                "from pathlib import Path; from masrl.bench._targets import _papers_page; "
                 f"_papers_page(Path({str(real)!r}), Path({str(out)!r}), {size}, Path({str(work)!r}))"
             )
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import click
 
-from masrl._cli_common import MasrlError, root_of
+from masrl.base._cli_common import MasrlError, root_of
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ def masrl_argv(*args: str) -> list[str]:
 
 def targets(root: Path, work: Path, size: int) -> list[Target]:
     """Every benchmark, in the order they run. *work* holds generated inputs, made when a chosen target needs them."""
-    from masrl import _bench_targets
+    from masrl.bench import _targets as _bench_targets
 
     return _bench_targets.all_targets(root, work, size)
 
@@ -218,7 +218,7 @@ def command(ctx: click.Context, runs: int, size: int, only: tuple[str, ...], kee
         for target in chosen:
             click.echo(f"running {target.name} ...", err=True)
             results.append(measure(target, runs))
-        from masrl import _bench_targets
+        from masrl.bench import _targets as _bench_targets
 
         facts = _bench_targets.facts(root, work) if not only or any("site" in o for o in only) else []
         click.echo(format_report(results, runs, facts))

@@ -16,7 +16,7 @@ and the value it ``expected``. A query is one of:
 
 Each claim is about a ``population``: ``snapshot`` (the default: the survey's records only, so a
 contributed paper never moves it) or ``living`` (every record). The file may also name ``views``,
-alternative readings of the records (:mod:`masrl._views`); :func:`stress` evaluates every claim
+alternative readings of the records (:mod:`masrl.analysis._views`); :func:`stress` evaluates every claim
 under every view.
 
 :func:`load_ledger` checks the file and reports problems with positions like every record;
@@ -30,13 +30,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from masrl import _views
-from masrl import _vocab as v
-from masrl._problems import Problem, did_you_mean, one_of
-from masrl._records import Corpus
-from masrl._views import View
-from masrl._vocab import Taxonomy
-from masrl._yaml import Document, YamlError, load_path
+from masrl.analysis import _views
+from masrl.analysis._views import View
+from masrl.base._problems import Problem, did_you_mean, one_of
+from masrl.corpus import _vocab as v
+from masrl.corpus._records import Corpus
+from masrl.corpus._vocab import Taxonomy
+from masrl.corpus._yaml import Document, YamlError, load_path
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -277,7 +277,7 @@ def _paper_mask(frame: pd.DataFrame, filters: dict[str, Any], subdecisions: tupl
 
 
 def evaluate(claims: list[Claim], corpus: Corpus, frame: pd.DataFrame, stats: dict[str, Any]) -> list[Outcome]:
-    """Evaluate every claim; *frame* and *stats* come from :mod:`masrl._stats`."""
+    """Evaluate every claim; *frame* and *stats* come from :mod:`masrl.analysis._stats`."""
     outcomes = []
     for claim in claims:
         actual, rows = _run(claim.query, corpus, frame, stats)
@@ -325,7 +325,7 @@ def _run(query: dict[str, Any], corpus: Corpus, frame: pd.DataFrame, stats: dict
 
 def _reading(corpus: Corpus) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The frame and the counts a claim query needs, for one set of records."""
-    from masrl import _stats
+    from masrl.analysis import _stats
 
     tax = corpus.taxonomy
     frame = _stats.papers_frame(corpus)
@@ -349,7 +349,7 @@ class Readings:
         self._records: dict[tuple[str, tuple[str, ...]], Corpus] = {}
 
     def records(self, population: str, transforms: tuple[str, ...] = ()) -> Corpus:
-        """The records of *population* after *transforms*, applied in order (see :mod:`masrl._views`)."""
+        """The records of *population* after *transforms*, applied in order (see :mod:`masrl.analysis._views`)."""
         key = (population, transforms)
         if key not in self._records:
             if transforms:

@@ -10,8 +10,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from masrl._build import Analysis
-from masrl._render import md
+from masrl.publish._build import Analysis
+from masrl.publish._render import md
 
 _SKIP_FIELDS = ("path",)
 

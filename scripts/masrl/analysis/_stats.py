@@ -16,9 +16,9 @@ from typing import Any
 
 import pandas as pd
 
-from masrl import _vocab as v
-from masrl._records import Corpus
-from masrl._vocab import Taxonomy
+from masrl.corpus import _vocab as v
+from masrl.corpus._records import Corpus
+from masrl.corpus._vocab import Taxonomy
 
 STATS_FORMAT = "masrl-stats/1"
 

@@ -23,10 +23,10 @@ from typing import Any
 
 import jinja2
 
-from masrl import _vocab as v
-from masrl._claims import Outcome
-from masrl._records import Corpus, Paper
-from masrl._vocab import Taxonomy
+from masrl.analysis._claims import Outcome
+from masrl.corpus import _vocab as v
+from masrl.corpus._records import Corpus, Paper
+from masrl.corpus._vocab import Taxonomy
 
 README = "README.md"
 BLOCKS = ("headline", "families", "credit-units", "subdecisions", "topologies", "fields", "claims", "figures", "papers")
@@ -105,7 +105,7 @@ def template_environment(*, trim: bool) -> jinja2.Environment:
     """Jinja2 over the package templates. Output is Markdown, so autoescaping is off: every record
     string goes through the ``md`` (or, in raw HTML, ``html``) filter instead."""
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("masrl", "templates"),
+        loader=jinja2.PackageLoader("masrl.publish", "templates"),
         autoescape=False,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
@@ -145,7 +145,7 @@ def readme_blocks(
     figures: list[Any],
     stress: dict[str, Any] | None = None,
 ) -> dict[str, str]:
-    """The body of every generated README block, by name (*stress*: see :func:`masrl._claims.stress_display`)."""
+    """The body of every generated README block, by name (*stress*: see :func:`masrl.analysis._claims.stress_display`)."""
     env = environment(corpus)
     tax: Taxonomy = corpus.taxonomy
     by_family: dict[str, list[Paper]] = {}

@@ -3,7 +3,7 @@
 :func:`news` reads every record's ``added`` date, ``origin`` and ``changes`` and returns the dated
 items, newest first. The survey's own records arrived together at its cutoff, so they form one item
 (the snapshot), not 116. :func:`atom_feed` writes them as an Atom 1.0 feed (RFC 4287) that the site
-serves at its root as ``feed.xml``; :mod:`masrl._site` renders the page.
+serves at its root as ``feed.xml``; :mod:`masrl.publish._site` renders the page.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-from masrl import _vocab as v
-from masrl._records import Corpus, Exclusion, Paper
+from masrl.corpus import _vocab as v
+from masrl.corpus._records import Corpus, Exclusion, Paper
 
 FEED_PATH = "site/docs/feed.xml"
 PAGE_PATH = "site/docs/whats-new.md"
@@ -156,7 +156,7 @@ def site_url(root: Path) -> str:
 
 def render(corpus: Corpus, root: Path, site_title: str = "masrl: what is new") -> dict[str, str]:
     """The What's new page and the feed, keyed by path relative to the repository root."""
-    from masrl._site import front_matter, html, site_environment
+    from masrl.publish._site import front_matter, html, site_environment
 
     items = news(corpus)
     page = site_environment().get_template("site/whats-new.md.j2")

@@ -15,15 +15,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from masrl import _vocab as v
-from masrl._bibtex import clean as _clean
-from masrl._bibtex import decode_latex, decoder
-from masrl._checks import record_ids
-from masrl._format import scalar, schema_line
-from masrl._records import Corpus, Loaded
-from masrl._schema import ARXIV_PATTERN, DOI_PATTERN, KEY_PATTERN, SUMMARY_MAX, specs
-from masrl._vocab import Taxonomy
-from masrl._yaml import YamlError, load_path
+from masrl.corpus import _vocab as v
+from masrl.corpus._bibtex import clean as _clean
+from masrl.corpus._bibtex import decode_latex, decoder
+from masrl.corpus._checks import record_ids
+from masrl.corpus._format import scalar, schema_line
+from masrl.corpus._records import Corpus, Loaded
+from masrl.corpus._schema import ARXIV_PATTERN, DOI_PATTERN, KEY_PATTERN, SUMMARY_MAX, specs
+from masrl.corpus._vocab import Taxonomy
+from masrl.corpus._yaml import YamlError, load_path
 
 TITLE_SIMILARITY = 0.92  # normalised titles this close are the same work (catches case, punctuation, a typo)
 _ARXIV_IN_TEXT = re.compile(r"(\d{4}\.\d{4,5})(v\d+)?")

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from masrl._problems import Problem, summary_line
+from masrl.base._problems import Problem, summary_line
 
 if TYPE_CHECKING:  # the records and vocabulary modules load only in the commands that read the corpus
-    from masrl._records import Loaded
+    from masrl.corpus._records import Loaded
 
 
 HARD_EXIT = False  # set by masrl.cli.main, which ends the process without freeing objects
@@ -63,7 +63,7 @@ def root_of(ctx: click.Context) -> Path:
     ones, never import the records module that finds it)."""
     obj = ctx.find_root().obj
     if obj["root"] is None:
-        from masrl._root import find_root
+        from masrl.base._root import find_root
 
         obj["root"] = find_root()
     root: Path = obj["root"]
@@ -81,7 +81,7 @@ def report(problems: list[Problem], files: int, *, quiet: bool = False) -> None:
 @contextmanager
 def taxonomy_failures() -> Iterator[None]:
     """Inside the block, a broken taxonomy.yaml is reported like records are, then exit 1."""
-    from masrl._vocab import TaxonomyError
+    from masrl.corpus._vocab import TaxonomyError
 
     try:
         yield
@@ -92,7 +92,7 @@ def taxonomy_failures() -> Iterator[None]:
 
 def load_or_fail(root: Path, *, show_warnings: bool = False) -> Loaded:
     """Load the corpus at *root*; on any error print the problems and exit 1."""
-    from masrl._records import load_corpus
+    from masrl.corpus._records import load_corpus
 
     with taxonomy_failures():
         loaded = load_corpus(root)
@@ -111,9 +111,9 @@ def load_tolerating_unfinished(root: Path) -> Loaded:
 
     Records with errors, such as a scaffold still being filled in, do not stop them: they are
     left out of the typed corpus, named in one note on stderr, and their identifiers still count
-    (see :func:`masrl._scaffold.unfinished_records`). A broken taxonomy.yaml still stops them.
+    (see :func:`masrl.living._scaffold.unfinished_records`). A broken taxonomy.yaml still stops them.
     """
-    from masrl._records import load_corpus
+    from masrl.corpus._records import load_corpus
 
     with taxonomy_failures():
         loaded = load_corpus(root)

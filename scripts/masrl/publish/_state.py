@@ -49,7 +49,7 @@ def _stats(base: Path, out: list[str]) -> None:
 
 def fingerprint(root: Path) -> str:
     """A digest of every input and output file under *root*, the package, the day and the settings."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # the whole masrl package, not only this wing
     lines = [f"{FORMAT}|{dt.date.today()}|{sys.version_info[:2]}"]
     lines += [f"{name}={os.environ.get(name, '')}" for name in ENVIRONMENT]
     for name in INPUT_FILES:

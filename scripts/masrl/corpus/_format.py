@@ -20,9 +20,9 @@ from typing import Any
 
 import yaml
 
-from masrl._schema import Kind, Spec, allowed_keys, specs
-from masrl._vocab import Taxonomy
-from masrl._yaml import Document, Path_, YamlError, load_text
+from masrl.corpus._schema import Kind, Spec, allowed_keys, specs
+from masrl.corpus._vocab import Taxonomy
+from masrl.corpus._yaml import Document, Path_, YamlError, load_text
 
 _FOLDERS = {"paper": "papers", "exclusion": "exclusions", "audit": "audits"}
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
@@ -219,7 +219,7 @@ def format_record(kind: str, text: str, taxonomy: Taxonomy, changes: Mapping[str
 
     *changes* set top-level fields to new values first (None removes a field); comments stay with
     the fields that remain (``masrl refresh`` writes its corrections this way).
-    Raises :class:`masrl._yaml.YamlError` if *text* does not parse and :class:`FormatError` if the
+    Raises :class:`masrl.corpus._yaml.YamlError` if *text* does not parse and :class:`FormatError` if the
     result would not hold the same data (with the changes) and comments.
     """
     doc = load_text(text, keep_spans=True)

@@ -11,7 +11,7 @@ import re
 import urllib.parse
 import xml.etree.ElementTree as ET
 
-from masrl._scaffold import Candidate
+from masrl.living._scaffold import Candidate
 
 API = "https://export.arxiv.org/api/query"
 _NS = {"atom": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}

@@ -1,6 +1,6 @@
 """Views: alternative readings of the corpus, each applied as a transform of the records.
 
-A claim is a query (:mod:`masrl._claims`); a view says which records the query reads and how
+A claim is a query (:mod:`masrl.analysis._claims`); a view says which records the query reads and how
 they are re-read first. ``claims.yaml`` names every view under ``views:``::
 
     views:
@@ -31,9 +31,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from masrl import _vocab as v
-from masrl._problems import did_you_mean, one_of
-from masrl._records import Corpus, Exclusion, Paper
+from masrl.base._problems import did_you_mean, one_of
+from masrl.corpus import _vocab as v
+from masrl.corpus._records import Corpus, Exclusion, Paper
 
 SURVEY = v.SURVEY  # origin of the survey's own records: the snapshot
 SNAPSHOT, LIVING = "snapshot", "living"

@@ -12,9 +12,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from masrl import _vocab as v
-from masrl._format import dump_record
-from masrl._vocab import Taxonomy, load_taxonomy
+from masrl.corpus import _vocab as v
+from masrl.corpus._format import dump_record
+from masrl.corpus._vocab import Taxonomy, load_taxonomy
 
 _WORDS = [
     "agent",

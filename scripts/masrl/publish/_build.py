@@ -2,7 +2,7 @@
 
 Steps, in order:
 
-1. load and validate the corpus (:func:`masrl._records.load_corpus`); any error stops the build;
+1. load and validate the corpus (:func:`masrl.corpus._records.load_corpus`); any error stops the build;
 2. read and check ``claims.yaml``;
 3. compute the statistics, evaluate each claim on its population and under every view;
 4. render every output: README blocks, JSON Schemas, figures, data exports, site pages.
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from masrl._claims import Outcome, Readings, StressRow, evaluate_claims, load_ledger, stress, stress_display
-from masrl._problems import Problem
-from masrl._records import Corpus, Loaded, load_corpus
+from masrl.analysis._claims import Outcome, Readings, StressRow, evaluate_claims, load_ledger, stress, stress_display
+from masrl.base._problems import Problem
+from masrl.corpus._records import Corpus, Loaded, load_corpus
 
 # Folders whose every file is generated: anything else found there is stale and removed.
 OWNED_DIRS = ("site/docs/figures", "site/docs/data", "site/docs/papers", "site/docs/taxonomy", "schemas")
@@ -62,7 +62,7 @@ def analyse(root: Path, *, strict: bool = True, snapshot: str | None = None) -> 
     origin, e.g. ``survey``), only the records of that origin are analysed; otherwise the living
     corpus is, and ``stats["snapshot"]`` gives the survey snapshot's totals beside its own.
     """
-    from masrl import _stats
+    from masrl.analysis import _stats
 
     loaded = load_corpus(root)
     if strict and not loaded.ok:
@@ -109,7 +109,7 @@ def build_outputs(root: Path) -> dict[str, str | bytes]:
     before the records are analysed. A broken example trace is reported after the records' own
     problems, as a broken record says more.
     """
-    from masrl import _figures, _site
+    from masrl.publish import _figures, _site
 
     try:
         traces: Any = _site.trace_pages(root)
@@ -130,10 +130,10 @@ def render_outputs(
 ) -> dict[str, str | bytes]:
     """Every generated file, keyed by path relative to *root*.
 
-    *drawing* (a :class:`~masrl._figures.Drawing`) may already hold the example traces' figures,
-    read by :func:`~masrl._site.trace_pages` as *traces*; both are made here when not given.
+    *drawing* (a :class:`~masrl.publish._figures.Drawing`) may already hold the example traces' figures,
+    read by :func:`~masrl.publish._site.trace_pages` as *traces*; both are made here when not given.
     """
-    from masrl import _figures, _site
+    from masrl.publish import _figures, _site
     from masrl.schema import render_schemas
 
     if drawing is None:
@@ -158,8 +158,9 @@ def _render_text(
     root: Path, analysis: Analysis, specs: list[Any], traces: Any, outputs: dict[str, str | bytes]
 ) -> None:
     """Every generated file but the figures, added to *outputs*."""
-    from masrl import _export, _news, _render, _site
-    from masrl._render import README, RenderError
+    from masrl.corpus import _export
+    from masrl.publish import _news, _render, _site
+    from masrl.publish._render import README, RenderError
     from masrl.trace import _schema as _trace_schema
 
     corpus = analysis.corpus

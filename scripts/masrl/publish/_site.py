@@ -1,8 +1,8 @@
 """Site sources for MkDocs: every generated Markdown page under ``site/docs/``.
 
-The pages are rendered from the same analysis as the README (:mod:`masrl._build`) with the
+The pages are rendered from the same analysis as the README (:mod:`masrl.publish._build`) with the
 templates in ``templates/site/``. Record strings reach a page in one of two ways, and each has its
-own escaping: :func:`masrl._render.md` for Markdown text and :func:`html` for raw HTML blocks, where
+own escaping: :func:`masrl.publish._render.md` for Markdown text and :func:`html` for raw HTML blocks, where
 Markdown is not processed. Data embedded for the papers table is JSON with ``<`` escaped, so a title
 cannot close the script element that carries it.
 """
@@ -20,11 +20,11 @@ from typing import Any
 import jinja2
 from markupsafe import escape
 
-from masrl import _vocab as v
-from masrl._claims import stress_display
-from masrl._records import Paper
-from masrl._render import md, md_url, template_environment
-from masrl._vocab import Taxonomy
+from masrl.analysis._claims import stress_display
+from masrl.corpus import _vocab as v
+from masrl.corpus._records import Paper
+from masrl.corpus._vocab import Taxonomy
+from masrl.publish._render import md, md_url, template_environment
 
 DOCS = "site/docs"
 PAPERS_PER_PAGE = 100  # rows the papers table shows at once; the rest are a page click away
@@ -89,7 +89,7 @@ def prose(text: Any) -> str:
     """Documentation *text* as Markdown: `code spans` stay code, everything else is escaped.
 
     Descriptions written for the JSON Schema use backticks for names; escaping them as well (what
-    :func:`masrl._render.md` does) would show the backticks. The generator's "do not edit" note is
+    :func:`masrl.publish._render.md` does) would show the backticks. The generator's "do not edit" note is
     dropped.
     """
     out = []
@@ -305,7 +305,7 @@ def _table_data(
     values) comes from here, so a field added to the taxonomy shows up without touching the script.
     Row keys are short because the page carries the data inline; empty values are left out.
     """
-    from masrl._export import bib_extras, bib_name, latex_text
+    from masrl.corpus._export import bib_extras, bib_name, latex_text
 
     fields = table_fields(tax)
     rows = []
@@ -481,7 +481,7 @@ def _crosstab_views(stats: dict[str, Any], labels: dict[str, dict[str, str]]) ->
 
 def _citation(root: Path) -> dict[str, Any] | None:
     """The preferred citation from CITATION.cff, as BibTeX-ready fields, if the file is there."""
-    from masrl._yaml import YamlError, load_path
+    from masrl.corpus._yaml import YamlError, load_path
 
     path = root / "CITATION.cff"
     if not path.is_file():
@@ -573,8 +573,8 @@ def trace_pages(root: Path) -> tuple[dict[str, Any], list[Any]]:
 
     Every example in traces/ is validated; a broken one stops the build with its problems.
     """
-    from masrl import _figures
-    from masrl._build import BuildError
+    from masrl.publish import _figures
+    from masrl.publish._build import BuildError
     from masrl.trace import _metrics, _model, _render, _schema, _table, _validate, api
 
     schema = _schema.trace_schema()
