@@ -183,7 +183,7 @@ def test_unchanged_figures_are_reused_not_redrawn(small: Path, run_cli: Any, mon
 @pytest.mark.parametrize("size", [320])
 def test_large_corpora_summarise_the_paper_list(tmp_path: Path, size: int, monkeypatch: pytest.MonkeyPatch) -> None:
     from masrl.bench._synth import write_synthetic_corpus
-    from masrl.corpus._records import load_corpus
+    from masrl.corpus._load import load_corpus
     from masrl.publish._render import README_PER_CATEGORY, paper_groups
 
     write_synthetic_corpus(REPO, tmp_path / "big", papers=size, exclusions=10)

@@ -20,7 +20,7 @@ from masrl.corpus._export import (
     papers_csv,
     parse_exclusion_reason,
 )
-from masrl.corpus._records import load_corpus
+from masrl.corpus._load import load_corpus
 
 CORPUS = load_corpus(REPO).corpus
 SNAPSHOT = CORPUS.snapshot()  # the survey's records: what the reference tables describe

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from conftest import FIXTURES, REPO, fixture_corpus
-from masrl.corpus._records import load_corpus
+from masrl.corpus._load import load_corpus
 
 # A multi-valued field, as a maintainer would add a new axis of the survey.
 MODALITY = """

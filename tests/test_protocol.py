@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import EXCLUSION_TEXT, PAPER_TEXT, REPO, replace_line
-from masrl.corpus._records import Exclusion, Paper, load_corpus
+from masrl.corpus._load import load_corpus
+from masrl.corpus._records import Exclusion, Paper
 from masrl.corpus._vocab import load_taxonomy
 from masrl.corpus._yaml import load_text
 from masrl.living._protocol import (

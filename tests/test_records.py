@@ -13,8 +13,8 @@ import pytest
 
 from conftest import AUDIT_TEXT, EXCLUSION_TEXT, PAPER_TEXT, REPO, Corpus
 from masrl.bench._synth import write_synthetic_corpus
-from masrl.corpus import _records
-from masrl.corpus._records import load_corpus, record_files
+from masrl.corpus import _load
+from masrl.corpus._load import load_corpus, record_files
 from masrl.corpus._vocab import load_taxonomy
 
 
@@ -45,10 +45,10 @@ def test_parallel_loading_matches_serial(tmp_path: Path, monkeypatch: pytest.Mon
     (root / "papers" / "dupe.yaml").write_text(text.replace("key: synth-00001", "key: dupe"), encoding="utf-8")
     (root / "papers" / "bad.yaml").write_text("key: bad\nyear: [\n", encoding="utf-8")
     # Act
-    monkeypatch.setattr(_records, "PARALLEL_THRESHOLD", 10**9)
+    monkeypatch.setattr(_load, "PARALLEL_THRESHOLD", 10**9)
     serial = load_corpus(root)
-    monkeypatch.setattr(_records, "PARALLEL_THRESHOLD", 10)
-    monkeypatch.setattr(_records, "_worker_count", lambda: 2)  # the pool runs even on a 1-CPU machine
+    monkeypatch.setattr(_load, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(_load, "_worker_count", lambda: 2)  # the pool runs even on a 1-CPU machine
     parallel = load_corpus(root)
     # Assert
     assert all(h.doc.data is None for h in parallel.handles), "the worker pool did not parse the records"
@@ -380,9 +380,9 @@ def test_a_worker_reports_what_the_serial_path_reports(corpus: Corpus, monkeypat
     corpus.write("papers/bad.yaml", "key: bad\nyear: [\n")
     taxonomy = load_taxonomy(corpus.root)
     chunk = [(kind, path, f"papers/{path.name}") for kind, path in record_files(corpus.root)]
-    monkeypatch.setattr(_records, "_WORKER_TAXONOMY", taxonomy)
+    monkeypatch.setattr(_load, "_WORKER_TAXONOMY", taxonomy)
     # Act: the function each worker runs, called in this process.
-    parsed = _records._parse_chunk(chunk)
+    parsed = _load._parse_chunk(chunk)
     # Assert
     serial = load_corpus(corpus.root)
     assert [(p.kind, p.shown, p.parsed, p.name) for p in parsed] == [
@@ -401,8 +401,8 @@ def test_records_are_parsed_in_workers_from_the_threshold_on(
     corpus.paper("x")
     corpus.write("exclusions/E001.yaml", EXCLUSION_TEXT)
     corpus.write("audits/x.yaml", AUDIT_TEXT)
-    monkeypatch.setattr(_records, "PARALLEL_THRESHOLD", threshold)
-    monkeypatch.setattr(_records, "_worker_count", lambda: 2)
+    monkeypatch.setattr(_load, "PARALLEL_THRESHOLD", threshold)
+    monkeypatch.setattr(_load, "_worker_count", lambda: 2)
     # Act
     loaded = load_corpus(corpus.root)
     # Assert: documents parsed in a worker arrive without their data.
@@ -413,4 +413,4 @@ def test_records_are_parsed_in_workers_from_the_threshold_on(
 @pytest.mark.parametrize(("cpus", "workers"), [(None, 1), (1, 1), (2, 2), (4, 4), (8, 4)])
 def test_one_worker_per_cpu_and_at_most_four(monkeypatch: pytest.MonkeyPatch, cpus: int | None, workers: int) -> None:
     monkeypatch.setattr(os, "cpu_count", lambda: cpus)
-    assert _records._worker_count() == workers
+    assert _load._worker_count() == workers

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO, value_paths
-from masrl.corpus._records import record_files
+from masrl.corpus._load import record_files
 from masrl.corpus._schema import RECORD_KINDS, check_record, json_schema, next_year, specs
 from masrl.corpus._vocab import load_taxonomy
 from masrl.corpus._yaml import Document, load_path

@@ -21,7 +21,7 @@ from _site_support import (
     serve,
     serve_like_pages,
 )
-from masrl.corpus._records import load_corpus
+from masrl.corpus._load import load_corpus
 from masrl.publish._site import PAPERS_PER_PAGE
 
 CORPUS = load_corpus(REPO).corpus

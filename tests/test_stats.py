@@ -18,7 +18,7 @@ import pytest
 from conftest import FIXTURES, REPO
 from masrl.analysis import _stats
 from masrl.analysis._stats import cohen_kappa
-from masrl.corpus._records import load_corpus
+from masrl.corpus._load import load_corpus
 from masrl.publish._build import analyse
 
 # The reference tables are the survey's: they describe its snapshot, which the living corpus extends.

@@ -92,7 +92,7 @@ def taxonomy_failures() -> Iterator[None]:
 
 def load_or_fail(root: Path, *, show_warnings: bool = False) -> Loaded:
     """Load the corpus at *root*; on any error print the problems and exit 1."""
-    from masrl.corpus._records import load_corpus
+    from masrl.corpus._load import load_corpus
 
     with taxonomy_failures():
         loaded = load_corpus(root)
@@ -113,7 +113,7 @@ def load_tolerating_unfinished(root: Path) -> Loaded:
     left out of the typed corpus, named in one note on stderr, and their identifiers still count
     (see :func:`masrl.living._scaffold.unfinished_records`). A broken taxonomy.yaml still stops them.
     """
-    from masrl.corpus._records import load_corpus
+    from masrl.corpus._load import load_corpus
 
     with taxonomy_failures():
         loaded = load_corpus(root)

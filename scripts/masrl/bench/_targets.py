@@ -200,7 +200,7 @@ def _candidate_list(root: Path, path: Path, n: int) -> None:
     drawn from the corpus's own summaries and exclusion notes, so ranking has real work."""
     import random
 
-    from masrl.corpus._records import load_corpus
+    from masrl.corpus._load import load_corpus
     from masrl.living._queue import _wrapped
 
     corpus = load_corpus(root).corpus
@@ -254,7 +254,7 @@ def _rank_probe(real: Path, found: Path) -> Callable[[], float]:
     """Seconds to flag duplicates and rank the candidates, timed in a child process once the
     corpus and the list are loaded (what `masrl discover` does between fetching and writing)."""
     code = (
-        "import time; from pathlib import Path; from masrl.corpus._records import load_corpus; "
+        "import time; from pathlib import Path; from masrl.corpus._load import load_corpus; "
         "from masrl.living._protocol import load_protocol; from masrl.living._sources import read_manual; "
         "from masrl.living.discover import consider; import sklearn.linear_model, sklearn.feature_extraction.text; "
         f"root = Path({str(real)!r}); corpus = load_corpus(root).corpus; protocol = load_protocol(root, corpus.taxonomy); "

@@ -21,7 +21,8 @@ from typing import Any
 
 from masrl.base._problems import Problem, did_you_mean
 from masrl.corpus import _vocab as v
-from masrl.corpus._records import Corpus, Exclusion, Paper, display_path
+from masrl.corpus._load import display_path
+from masrl.corpus._records import Corpus, Exclusion, Paper
 from masrl.corpus._schema import DATE_PATTERN, SINGLE_LINE_PATTERN
 from masrl.corpus._vocab import Taxonomy
 from masrl.corpus._yaml import Document, YamlError, load_path

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from masrl.base._problems import Problem, did_you_mean
-from masrl.corpus._records import Paper, display_path
+from masrl.corpus._load import display_path
+from masrl.corpus._records import Paper
 from masrl.corpus._schema import ARXIV_PATTERN, DATE_PATTERN, DOI_PATTERN, URL_PATTERN
 from masrl.corpus._yaml import YamlError, load_path
 from masrl.living._net import get

@@ -2,7 +2,7 @@
 
 Steps, in order:
 
-1. load and validate the corpus (:func:`masrl.corpus._records.load_corpus`); any error stops the build;
+1. load and validate the corpus (:func:`masrl.corpus._load.load_corpus`); any error stops the build;
 2. read and check ``claims.yaml``;
 3. compute the statistics, evaluate each claim on its population and under every view;
 4. render every output: README blocks, JSON Schemas, figures, data exports, site pages.
@@ -21,7 +21,8 @@ from typing import Any
 
 from masrl.analysis._claims import Outcome, Readings, StressRow, evaluate_claims, load_ledger, stress, stress_display
 from masrl.base._problems import Problem
-from masrl.corpus._records import Corpus, Loaded, load_corpus
+from masrl.corpus._load import load_corpus
+from masrl.corpus._records import Corpus, Loaded
 
 # Folders whose every file is generated: anything else found there is stale and removed.
 OWNED_DIRS = ("site/docs/figures", "site/docs/data", "site/docs/papers", "site/docs/taxonomy", "schemas")
