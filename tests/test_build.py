@@ -236,14 +236,15 @@ def test_figure_processes_end_when_rendering_fails(small: Path, monkeypatch: pyt
     import multiprocessing
 
     from masrl.publish import _build
+    from masrl.publish._errors import BuildError
 
     def fail(*args: Any) -> None:
-        raise _build.BuildError([], 0, "rendering failed")
+        raise BuildError([], 0, "rendering failed")
 
     monkeypatch.setattr(_figures, "PARALLEL_FIGURES", 1)
     monkeypatch.setattr(_build, "_render_text", fail)
     (small / "site" / "docs" / "figures" / "manifest.json").unlink(missing_ok=True)
-    with pytest.raises(_build.BuildError, match="rendering failed"):
+    with pytest.raises(BuildError, match="rendering failed"):
         _build.render_outputs(small, analyse(small))
     assert multiprocessing.active_children() == []
 

@@ -36,7 +36,7 @@ def generate(root: Path) -> dict[str, str | bytes]:
 
 @contextmanager
 def _failing() -> Iterator[None]:
-    from masrl.publish._build import BuildError
+    from masrl.publish._errors import BuildError
 
     try:
         with taxonomy_failures():

@@ -14,7 +14,8 @@ import click
 from masrl.base._cli_common import MasrlError, ReportedFailure, report, root_of
 from masrl.build import analysis_or_fail
 from masrl.corpus._vocab import TaxonomyError
-from masrl.publish._build import BuildError, analyse
+from masrl.publish._build import analyse
+from masrl.publish._errors import BuildError
 
 # What a corpus is made of; the rest of the tree does not affect counts or claims.
 CORPUS_PATHS = ("taxonomy.yaml", "claims.yaml", "papers", "exclusions", "audits")

@@ -20,23 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from masrl.analysis._claims import Outcome, Readings, StressRow, evaluate_claims, load_ledger, stress, stress_display
-from masrl.base._problems import Problem
 from masrl.corpus._load import load_corpus
 from masrl.corpus._records import Corpus, Loaded
+from masrl.publish._errors import BuildError
 
 # Folders whose every file is generated: anything else found there is stale and removed.
 OWNED_DIRS = ("site/docs/figures", "site/docs/data", "site/docs/papers", "site/docs/taxonomy", "schemas")
 README_MOVES = 12  # rows the README lists per claim and view that moves them; the site lists all
-
-
-class BuildError(Exception):
-    """The build cannot proceed; carries the problems to print."""
-
-    def __init__(self, problems: list[Problem], files: int = 0, message: str = "") -> None:
-        super().__init__(message or "\n".join(map(str, problems)))
-        self.problems = problems
-        self.files = files
-        self.message = message
 
 
 @dataclass

@@ -574,7 +574,7 @@ def trace_pages(root: Path) -> tuple[dict[str, Any], list[Any]]:
     Every example in traces/ is validated; a broken one stops the build with its problems.
     """
     from masrl.publish import _figures
-    from masrl.publish._build import BuildError
+    from masrl.publish._errors import BuildError
     from masrl.trace import _metrics, _model, _render, _schema, _table, _validate, api
 
     schema = _schema.trace_schema()
