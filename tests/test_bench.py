@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from masrl.bench import _targets as _bench_targets
-from masrl.bench.command import Result, Target, format_report
+from masrl.bench import _targets
+from masrl.bench._measure import Result, Target, format_report
 
 MIB = 1024 * 1024
 
@@ -43,7 +43,7 @@ MEASURE = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from masrl.bench.command import run_once, tree_peak_mib
+    from masrl.bench._measure import run_once, tree_peak_mib
     argv = [sys.executable, "-c", sys.argv[1]]
     _, peak, code = run_once(argv, Path("."))
     print(peak, tree_peak_mib(argv, Path(".")), code)
@@ -109,7 +109,7 @@ def test_the_report_lines() -> None:
 
 
 def test_listing_makes_nothing_and_shared_setups_run_once(tmp_path: Path) -> None:
-    targets = {t.name: t for t in _bench_targets.all_targets(REPO, tmp_path, 10)}
+    targets = {t.name: t for t in _targets.all_targets(REPO, tmp_path, 10)}
     assert list(tmp_path.iterdir()) == []
     first, second = targets["validate: corpus"], targets["check: corpus, nothing changed"]
     assert first.setup is second.setup is not None

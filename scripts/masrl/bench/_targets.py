@@ -16,7 +16,7 @@ from collections.abc import Callable
 from functools import cache, partial
 from pathlib import Path
 
-from masrl.bench.command import Target, masrl_argv
+from masrl.bench._measure import Target, masrl_argv
 
 
 def _in_child(code: str) -> None:
