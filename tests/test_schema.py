@@ -18,7 +18,7 @@ from masrl.corpus._load import record_files
 from masrl.corpus._schema import RECORD_KINDS, check_record, json_schema, next_year, specs
 from masrl.corpus._vocab import load_taxonomy
 from masrl.corpus._yaml import Document, load_path
-from masrl.schema import render_schemas
+from masrl.publish._schemas import render_schemas
 
 TAXONOMY = load_taxonomy(REPO)
 VALIDATORS = {

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from masrl.base._cli_common import MasrlError, ReportedFailure, load_tolerating_unfinished, root_of
+from masrl.base._cli_common import MasrlError, ReportedFailure, root_of
+from masrl.corpus._cli import load_tolerating_unfinished
 from masrl.corpus._records import PAPERS_DIR
 
 

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from masrl.base._cli_common import MasrlError, ReportedFailure, report, root_of, taxonomy_failures
+from masrl.base._cli_common import MasrlError, ReportedFailure, report, root_of
+from masrl.corpus._cli import taxonomy_failures
 from masrl.publish import _state
 
 if TYPE_CHECKING:  # the build machinery is imported when used, so a no-op build starts fast

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from masrl.base._cli_common import load_or_fail, root_of
+from masrl.base._cli_common import root_of
+from masrl.corpus._cli import load_or_fail
 from masrl.corpus._export import corpus_json, exclusions_csv, papers_bib, papers_csv
 
 

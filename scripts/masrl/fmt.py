@@ -7,8 +7,9 @@ from pathlib import Path
 
 import click
 
-from masrl.base._cli_common import ReportedFailure, root_of, taxonomy_failures
+from masrl.base._cli_common import ReportedFailure, root_of
 from masrl.base._writer import write_if_changed
+from masrl.corpus._cli import taxonomy_failures
 from masrl.corpus._load import display_path, kind_of, record_files
 from masrl.corpus._vocab import load_taxonomy
 

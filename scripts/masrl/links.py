@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from masrl.base._cli_common import ReportedFailure, load_or_fail, root_of
+from masrl.base._cli_common import ReportedFailure, root_of
+from masrl.corpus._cli import load_or_fail
 
 
 @click.command(name="links")

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from masrl.base._cli_common import ReportedFailure, report, root_of, taxonomy_failures
+from masrl.base._cli_common import ReportedFailure, report, root_of
 from masrl.base._problems import Problem, has_errors
+from masrl.corpus._cli import taxonomy_failures
 from masrl.corpus._load import kind_of, load_corpus
 from masrl.living._protocol import PROTOCOL_FILE, read_protocol
 

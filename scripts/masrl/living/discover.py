@@ -11,7 +11,8 @@ from typing import Any
 
 import click
 
-from masrl.base._cli_common import MasrlError, ReportedFailure, load_tolerating_unfinished, report, root_of
+from masrl.base._cli_common import MasrlError, ReportedFailure, report, root_of
+from masrl.corpus._cli import load_tolerating_unfinished
 from masrl.corpus._records import Corpus
 from masrl.living._protocol import Protocol, ProtocolError, load_protocol
 from masrl.living._sources import Found

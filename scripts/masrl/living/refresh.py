@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from masrl.base._cli_common import MasrlError, load_or_fail, root_of
+from masrl.base._cli_common import MasrlError, root_of
+from masrl.corpus._cli import load_or_fail
 from masrl.corpus._records import Paper
 
 

@@ -19,8 +19,9 @@ from typing import Any
 
 import click
 
-from masrl.base._cli_common import MasrlError, ReportedFailure, load_tolerating_unfinished, root_of
+from masrl.base._cli_common import MasrlError, ReportedFailure, root_of
 from masrl.corpus import _vocab as v
+from masrl.corpus._cli import load_tolerating_unfinished
 from masrl.corpus._records import EXCLUSIONS_DIR, PAPERS_DIR, Loaded
 from masrl.corpus._schema import EXCLUSION_ID_PATTERN, KEY_PATTERN, SUMMARY_MAX
 from masrl.living._protocol import Protocol

@@ -125,7 +125,7 @@ def render_outputs(
     read by :func:`~masrl.publish._site.trace_pages` as *traces*; both are made here when not given.
     """
     from masrl.publish import _figures, _site
-    from masrl.schema import render_schemas
+    from masrl.publish._schemas import render_schemas
 
     if drawing is None:
         with _figures.Drawing(_reader(root)) as own:
