@@ -24,6 +24,7 @@ from masrl.analysis._claims import stress_display
 from masrl.corpus import _vocab as v
 from masrl.corpus._records import Paper
 from masrl.corpus._vocab import Taxonomy
+from masrl.publish._python_api import context as python_api_context
 from masrl.publish._render import md, md_url, template_environment
 
 DOCS = "site/docs"
@@ -274,6 +275,7 @@ def render_site(
     page("contributing.md", "contributing.md.j2", body=_contributing(corpus.root))
     if traces is not None:
         page("traces.md", "traces.md.j2", **traces)
+    page("python-api.md", "python-api.md.j2", **python_api_context(tax))
     return out
 
 
