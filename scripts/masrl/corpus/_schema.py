@@ -10,7 +10,7 @@ there is a field of the records. From these specs
 * :func:`check_record` checks a parsed record and yields :class:`~masrl.base._problems.Problem` values
   whose messages name the allowed values.
 
-The two agree by construction; ``tests/test_schema.py`` holds them to it with random records. The
+The two agree by construction; ``tests/corpus/test_schema.py`` holds them to it with random records. The
 one difference is the year's upper bound ("next year"), which moves with the calendar and so is
 checked by ``masrl validate`` but left out of the static schema.
 """

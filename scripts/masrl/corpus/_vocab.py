@@ -282,7 +282,7 @@ def _ids(spec: Any) -> set[str]:
 
 
 # Names a tag field may not take: the fixed fields of paper and exclusion records
-# (masrl.corpus._schema's specs; tests/test_schema.py holds the two lists together).
+# (masrl.corpus._schema's specs; tests/corpus/test_schema.py holds the two lists together).
 RESERVED_NAMES = frozenset(
     {
         *("key", "title", "authors", "et_al", "affiliation", "year", "arxiv", "doi", "venue", "url", "more_urls"),

@@ -232,7 +232,7 @@ def _schema_problems(doc: Document, schema: dict[str, Any], shown: str) -> Itera
     Only the keywords :func:`protocol_schema` uses are interpreted (type, properties, required,
     additionalProperties, items, enum, pattern, minLength, minItems, uniqueItems, minimum), so
     the check agrees with the published schema by construction without loading jsonschema
-    (``masrl validate`` stays light); ``tests/test_protocol.py`` compares the two.
+    (``masrl validate`` stays light); ``tests/living/test_protocol.py`` compares the two.
     """
     for path, message in _walk(schema, doc.data, ()):
         mark = doc.mark(path)

@@ -20,7 +20,7 @@ from masrl.publish._browser import chromium_executable, launch_args, serve
 
 __all__ = ["CHROMIUM_ARGS", "REPO", "copy_site_frame", "mkdocs_build", "require_browser", "serve", "serve_like_pages"]
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SITE_FILES = ("mkdocs.yml", "hooks.py", "overrides", "docs/assets", "docs/tags.md")
 CHROMIUM_ARGS = launch_args()
 

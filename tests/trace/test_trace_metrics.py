@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from trace_cases import REFERENCE, TRACES, encode, valid_traces
 
 from conftest import assert_golden
 from masrl.trace._generate import encode as encode_trace
 from masrl.trace._generate import swarm
 from masrl.trace._metrics import METRIC_DEFINITIONS, compute, summary, to_text
 from masrl.trace._validate import validate_file
-from trace_cases import REFERENCE, TRACES, encode, valid_traces
 
 
 def metrics_of(path: Path) -> dict[str, Any]:

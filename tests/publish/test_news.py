@@ -10,8 +10,8 @@ from pathlib import Path
 
 import feedparser
 import pytest
-
 from _site_support import CHROMIUM_ARGS, copy_site_frame, mkdocs_build, require_browser, serve
+
 from conftest import FIXTURES, REPO
 from masrl.corpus._load import load_corpus
 from masrl.publish._news import atom_feed, news, site_url

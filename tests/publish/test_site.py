@@ -12,7 +12,6 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import pytest
-
 from _site_support import (
     REPO,
     chromium,
@@ -21,6 +20,7 @@ from _site_support import (
     serve,
     serve_like_pages,
 )
+
 from masrl.corpus._load import load_corpus
 from masrl.publish._site import PAPERS_PER_PAGE
 

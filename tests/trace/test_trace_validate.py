@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from trace_cases import encode, reference, valid_traces
 
 from masrl.trace import _read
 from masrl.trace._validate import validate_file
-from trace_cases import encode, reference, valid_traces
 
 F = "t.json"
 

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from trace_cases import encode, reference
 
 from masrl.trace import _model as m
 from masrl.trace._metrics import compute
 from masrl.trace._validate import validate_bytes
-from trace_cases import encode, reference
 
 F = "t.json"
 Edit = Callable[[dict[str, Any]], Any]

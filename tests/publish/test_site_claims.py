@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from _site_support import REPO, chromium, copy_site_frame, mkdocs_build, serve
+
 from masrl.publish._build import analyse
 
 # The table under the "Under other readings" heading (id "stress"), as rows of cell texts.

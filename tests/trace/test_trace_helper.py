@@ -23,14 +23,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_trace_original import ORIGINAL_INVALID, ORIGINAL_VALID
+from test_trace_validate import GRAPH_CASES, m_back_in_time, m_cycle, m_dangling, m_duplicate
+from trace_cases import encode, reference, valid_traces
 
 from masrl.trace import _graph, _helper, _read
 from masrl.trace._generate import original, swarm
 from masrl.trace._problems import ordered
 from masrl.trace._validate import Checked, validate_file
-from test_trace_original import ORIGINAL_INVALID, ORIGINAL_VALID
-from test_trace_validate import GRAPH_CASES, m_back_in_time, m_cycle, m_dangling, m_duplicate
-from trace_cases import encode, reference, valid_traces
 
 F = "t.json"
 Edit = Callable[[dict[str, Any]], Any]

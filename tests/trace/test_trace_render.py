@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trace_cases import TRACES, encode, reference
 
 from conftest import assert_golden
 from masrl.trace._render import SHAPES, TooLarge, escape, mermaid
 from masrl.trace._validate import validate_file
-from trace_cases import TRACES, encode, reference
 
 
 def render(path: Path, **options: Any) -> str:

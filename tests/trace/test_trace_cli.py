@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trace_cases import TRACES
 
 from conftest import REPO, Corpus
 from masrl.trace._schema import SCHEMA_PATH
-from trace_cases import TRACES
 
 MASRL = [sys.executable, "-m", "masrl"]
 

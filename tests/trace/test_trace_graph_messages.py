@@ -12,11 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from trace_cases import encode
 
 from masrl.trace._graph import check, edge_rules
 from masrl.trace._read import decode
 from masrl.trace._validate import validate_bytes, validate_file
-from trace_cases import encode
 
 F = "t.json"
 

@@ -12,11 +12,11 @@ from typing import Any
 import duckdb
 import pandas as pd
 import pytest
+from trace_cases import TRACES, encode, reference
 
 from masrl.trace import _table
 from masrl.trace._generate import encode as encode_trace
 from masrl.trace._generate import swarm
-from trace_cases import TRACES, encode, reference
 
 HEADER = [
     "file", "id", "system", "topology", "events", "agents", "critical_steps", "parallel_speedup", "makespan",

@@ -15,13 +15,13 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from trace_cases import TRACES, encode, load, valid_traces
 
 from conftest import REPO, value_paths
 from masrl.corpus._vocab import load_taxonomy
 from masrl.trace import _model as m
 from masrl.trace._read import decode, decode_fast, schema_problems, set_aside
 from masrl.trace._schema import SCHEMA_PATH, schema_text, trace_schema
-from trace_cases import TRACES, encode, load, valid_traces
 
 SCHEMA = json.loads((REPO / SCHEMA_PATH).read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)

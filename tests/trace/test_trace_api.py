@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trace_cases import REFERENCE, encode, reference
 
 from conftest import REPO
 from masrl.trace import AgentMetrics, Loaded, Metrics, TokenCounts, TraceError, load, metrics, validate
 from masrl.trace._generate import encode as encode_trace
 from masrl.trace._generate import swarm
 from masrl.trace.api import EXAMPLE
-from trace_cases import REFERENCE, encode, reference
 
 
 def _python_blocks(text: str) -> list[str]:
