@@ -3,6 +3,7 @@ agreeing with the serial one."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 from dataclasses import asdict
@@ -408,6 +409,34 @@ def test_records_are_parsed_in_workers_from_the_threshold_on(
     # Assert: documents parsed in a worker arrive without their data.
     assert [h.doc.data is None for h in loaded.handles] == [parallel] * 3
     assert loaded.problems == []
+
+
+def test_the_pool_forks_as_many_workers_as_counted(corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Arrange: three record files, the pool from three on, and a note of every pool asked for.
+    corpus.paper("x")
+    corpus.write("exclusions/E001.yaml", EXCLUSION_TEXT)
+    corpus.write("audits/x.yaml", AUDIT_TEXT)
+    monkeypatch.setattr(_load, "PARALLEL_THRESHOLD", 3)
+    monkeypatch.setattr(_load, "_worker_count", lambda: 3)
+    asked: list[tuple[str | None, int | None]] = []
+    real = multiprocessing.get_context
+
+    class Noting:
+        def __init__(self, method: str | None) -> None:
+            self.method = method
+
+        def Pool(self, processes: int | None = None) -> Any:
+            asked.append((self.method, processes))
+            return real(self.method).Pool(processes)
+
+    monkeypatch.setattr(multiprocessing, "get_context", Noting)
+    # Act
+    loaded = load_corpus(corpus.root)
+    # Assert: workers are forked, so they inherit the taxonomy (a spawned worker would not have
+    # it), and there are as many as _worker_count says (one per CPU, at most four).
+    assert asked == [("fork", 3)]
+    assert loaded.problems == []
+    assert [h.doc.data is None for h in loaded.handles] == [True] * 3
 
 
 @pytest.mark.parametrize(("cpus", "workers"), [(None, 1), (1, 1), (2, 2), (4, 4), (8, 4)])
