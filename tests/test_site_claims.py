@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from _site_support import REPO, chromium, copy_site_frame, mkdocs_build, serve
+from _site_support import REPO, copy_site_frame, mkdocs_build, serve
 from masrl._build import analyse
 
 # The table under the "Under other readings" heading (id "stress"), as rows of cell texts.
@@ -30,12 +30,6 @@ WARNINGS_JS = """h => {
     if (el.classList.contains('admonition')) out.push(el.querySelector('.admonition-title').textContent);
   return out;
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as instance:
-        yield instance
 
 
 def _build(root: Path, out: Path) -> Path:
