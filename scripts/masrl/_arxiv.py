@@ -76,9 +76,7 @@ def parse(feed: bytes, arxiv_id: str) -> Candidate:
         year=int(published[:4]) if published[:4].isdigit() else None,
         venue=journal_ref or "arXiv",
         url=f"https://arxiv.org/abs/{found}",
-        entry_type="article",
         arxiv=found,
         doi=doi,
-        bibtex={"journal": f"arXiv preprint arXiv:{found}"},
         source=f"arXiv {found}",
     )

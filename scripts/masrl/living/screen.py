@@ -87,10 +87,8 @@ def include(session: Session, entry: Entry, key: str | None) -> str:
         year=int(published[:4]) if published[:4].isdigit() else None,
         venue="arXiv" if arxiv else "",
         url=str(d["url"]),
-        entry_type="article" if arxiv else "misc",
         arxiv=str(arxiv) if arxiv else None,
         doi=str(d["doi"]) if d.get("doi") else None,
-        bibtex={"journal": f"arXiv preprint arXiv:{arxiv}"} if arxiv else {},
         source=f"screening/{entry.id}.yaml",
     )
     taken = {h.name for h in session.loaded.handles if h.kind == "paper" and h.name}
@@ -100,7 +98,9 @@ def include(session: Session, entry: Entry, key: str | None) -> str:
         raise MasrlError(f"--key must be lower-case letters and digits joined by '-', e.g. 'rema2025', not {key!r}")
     elif key in taken or (session.root / PAPERS_DIR / f"{key}.yaml").exists():
         raise MasrlError(f"--key {key!r} is already used by papers/{key}.yaml")
-    text = scaffold(candidate, key, session.taxonomy, origin="discovery", added=session.today)
+    text = scaffold(
+        candidate, key, session.taxonomy, session.loaded.corpus.venues, origin="discovery", added=session.today
+    )
     _create(session.root / PAPERS_DIR / f"{key}.yaml", text)
     _record_decision(session, entry, {"key": key})
     return (
