@@ -157,6 +157,7 @@ class Venues:
         # Compared without the year, so 'ICML' finds 'ICML {year}' and 'ICRL 2025' finds 'ICLR 2025'.
         by_words = {" ".join(_YEAR.sub("", w).split()).lower(): w for w in written}
         key = " ".join(bare).lower()
+        near: str | None
         if key in by_words:
             near = by_words[key]
         else:
@@ -216,7 +217,11 @@ def venues_schema(taxonomy: Taxonomy) -> dict[str, Any]:
     venue = {
         "type": "object",
         "properties": {
-            "id": {"type": "string", "pattern": ID_PATTERN, "description": "Lower-case id: letters and digits, joined by -."},
+            "id": {
+                "type": "string",
+                "pattern": ID_PATTERN,
+                "description": "Lower-case id: letters and digits, joined by -.",
+            },
             "name": _text("The venue as the corpus names it in messages."),
             "kind": {
                 "description": "conference, workshop or journal (published); preprint; submission (under review); web.",
