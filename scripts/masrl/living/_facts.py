@@ -7,9 +7,12 @@ Crossref by the paper's DOI (https://api.crossref.org/works/<doi>, answering
 and returns the changes worth making, each with the source behind it:
 
 * ``arxiv`` and ``doi`` when the record has none;
-* ``venue`` and ``year`` when the record still names a preprint or a submission and a source
-  names where it was published;
-* ``authors`` when a source lists more of them than the record (and ``et_al`` then goes);
+* ``venue`` when the record still names a preprint or a submission and a source names where it
+  was published, written as ``venues.yaml`` writes it (``year`` stays: it is the year of first
+  appearance; the BibTeX year follows the venue);
+* ``authors`` when the version of record lists another number of them than the record (and
+  ``et_al`` then goes): the published version's list, from Crossref, for a published venue, else
+  the latest arXiv version's;
 * ``more_urls`` gains the official code repository a source names (a GitHub URL in the arXiv
   comment).
 
@@ -29,6 +32,7 @@ from typing import Any
 
 from masrl._records import Paper
 from masrl._scaffold import TITLE_SIMILARITY, normalise_title
+from masrl._venues import Venues
 from masrl.living._net import NetworkError, get
 from masrl.living._sources import (
     Found,
@@ -63,6 +67,7 @@ class Sources:
     openalex: dict[str, Any] | None = None
     crossref: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    left: list[str] = field(default_factory=list)  # what could not be proposed, and why
 
 
 def crossref_base() -> str:
@@ -177,8 +182,10 @@ def _venues(s: Sources) -> Iterator[tuple[str, int | None, str]]:
             yield str(source["display_name"]), year if isinstance(year, int) else None, "OpenAlex"
 
 
-def proposals(p: Paper, s: Sources) -> list[Change]:
-    """The changes the sources support for *p*, in the record's field order."""
+def proposals(p: Paper, s: Sources, venues: Venues) -> list[Change]:
+    """The changes the sources support for *p*, in the record's field order; what could not be
+    proposed (a venue the registry lacks, authors of a published version no source lists) is
+    added to ``s.left``."""
     changes: list[Change] = []
     if not p.arxiv and s.arxiv and s.arxiv.arxiv:
         changes.append(Change("arxiv", None, s.arxiv.arxiv, "arXiv title search" if s.arxiv_by_title else "arXiv"))
@@ -186,24 +193,51 @@ def proposals(p: Paper, s: Sources) -> list[Change]:
         doi = (s.arxiv.doi if s.arxiv else None) or (_published_doi(s.openalex) if s.openalex else None)
         if doi:
             changes.append(Change("doi", None, doi, "arXiv" if s.arxiv and s.arxiv.doi else "OpenAlex"))
-    if _PREPRINT.search(p.venue):
-        for venue, year, source in _venues(s):
-            if venue != p.venue and not _PREPRINT.search(venue):
-                changes.append(Change("venue", p.venue, venue, source))
-                if year and year != p.year:
-                    changes.append(Change("year", p.year, year, source))
+    placed = venues.place(p.venue)
+    venue_now = p.venue
+    if placed is None or not placed.venue.published:
+        for name, year, source in _venues(s):
+            if _PREPRINT.search(name):
+                continue
+            house = venues.house_venue(name, year)
+            if house is None:
+                s.left.append(f"venue {name!r} ({source}) is not in venues.yaml; add it there to propose the move")
                 break
-    candidates = [
-        (_crossref_authors(s.crossref) if s.crossref else [], "Crossref"),
-        ([_last_first(a) for a in s.arxiv.authors] if s.arxiv else [], "arXiv"),
-    ]
-    best, source = max(candidates, key=lambda c: len(c[0]))
-    if best and (len(best) > len(p.authors)) and p.authors != ("Anonymous",):
-        changes.append(Change("authors", list(p.authors), best, source))
-        if p.et_al:
-            changes.append(Change("et_al", True, None, source))
+            if house != p.venue:
+                changes.append(Change("venue", p.venue, house, source))
+                venue_now = house
+                cited = [k for k in ("journal", "booktitle") if k in p.bibtex and _PREPRINT.search(p.bibtex[k])]
+                if cited:  # the preprint's citation goes with the move; the venue gives the new one
+                    rest = {k: val for k, val in p.bibtex.items() if k not in cited}
+                    changes.append(Change("bibtex", dict(p.bibtex), rest or None, source))
+            break
+    record = _version_of_record(p, s, venues, venue_now)
+    if record is not None:
+        names, source = record
+        if len(names) != len(p.authors) and p.authors != ("Anonymous",):
+            changes.append(Change("authors", list(p.authors), names, source))
+            if p.et_al:
+                changes.append(Change("et_al", True, None, source))
     repo = code_repository(s.arxiv.comment) if s.arxiv else None
     if repo and all(repo.lower().rstrip("/") != u.lower().rstrip("/") for u in p.urls):
         changes.append(Change("more_urls", list(p.more_urls) or None, [*p.more_urls, repo], "arXiv comment"))
-    order = ("authors", "et_al", "year", "arxiv", "doi", "venue", "more_urls")  # the record's field order
+    order = ("authors", "et_al", "year", "arxiv", "doi", "venue", "more_urls", "bibtex")  # the record's field order
     return sorted(changes, key=lambda c: order.index(c.field))
+
+
+def _version_of_record(p: Paper, s: Sources, venues: Venues, venue: str) -> tuple[list[str], str] | None:
+    """The author list of the version of record and where it was read: the published version's
+    (Crossref) when *venue* is published, else the latest arXiv version's; None, with a note in
+    ``s.left``, when no source lists that version's authors."""
+    placed = venues.place(venue)
+    if placed is not None and placed.venue.published:
+        names = _crossref_authors(s.crossref) if s.crossref else []
+        if names:
+            return names, "Crossref, the published version"
+        if s.arxiv and s.arxiv.authors:
+            s.left.append(
+                f"authors not compared: {venue} is the version of record, and Crossref lists no authors for it"
+            )
+        return None
+    names = [_last_first(a) for a in s.arxiv.authors] if s.arxiv else []
+    return (names, "arXiv, the latest version") if names else None

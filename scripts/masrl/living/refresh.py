@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,7 @@ import click
 
 from masrl._cli_common import MasrlError, load_or_fail, root_of
 from masrl._records import Paper
+from masrl._venues import Venues
 
 
 def _shown(value: Any) -> str:
@@ -19,15 +21,35 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def diff_text(paper: Paper, changes: list[Any]) -> str:
-    """One record's changes: a header line, then `field: old -> new  (source)` per change."""
+def _cited(paper: Paper, venues: Venues) -> str:
+    """How *paper* is cited: ``@inproceedings, booktitle 'ICLR', year 2025``."""
+    from masrl._venues import citation
+
+    placed = venues.place(paper.venue)
+    if placed is None:
+        return f"(venue {paper.venue!r} not in venues.yaml)"
+    cite = citation(paper, placed)
+    named = next((f", {k} {v!r}" for k, v in cite.fields if k in ("booktitle", "journal")), "")
+    return f"@{cite.entry_type}{named}, year {cite.year}"
+
+
+def diff_text(paper: Paper, changes: list[Any], venues: Venues) -> str:
+    """One record's changes: a header line, then `field: old -> new  (source)` per change; a
+    venue move also shows the BibTeX it brings (entry type, booktitle or journal, year)."""
     lines = [paper.path]
     for c in changes:
         if c.field == "authors":
             lines.append(f"  authors: {len(c.old)} -> {len(c.new)} names  ({c.source})")
             lines.extend(f"    + {name}" for name in c.new if name not in c.old)
+            lines.extend(f"    - {name}" for name in c.old if name not in c.new)
+        elif c.field == "bibtex":
+            continue  # shown with the venue move it belongs to
         else:
             lines.append(f"  {c.field}: {_shown(c.old)} -> {_shown(c.new)}  ({c.source})")
+        if c.field == "venue":
+            bib = next((x.new for x in changes if x.field == "bibtex"), paper.bibtex)
+            moved = replace(paper, venue=c.new, bibtex=bib or {})
+            lines.append(f"    BibTeX: {_cited(paper, venues)} -> {_cited(moved, venues)}")
     return "\n".join(lines) + "\n"
 
 
@@ -39,10 +61,13 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
     """Fetch current facts for papers and show what changed since they were recorded.
 
     Asks arXiv (by id, or by title for a paper without one), OpenAlex and Crossref (by DOI) for
-    the published venue and year, the DOI, the arXiv id, the full author list and the official
-    code repository where a source names one; prints a diff per record with the source of each
-    change. With --write, applies them, keeping each record's comments and field order. Tags,
-    summaries, notes and evidence are never touched. Answers are cached in .masrl-cache/.
+    the published venue, the DOI, the arXiv id, the author list of the version of record (the
+    published version if there is one, else the latest arXiv version) and the official code
+    repository where a source names one; prints a diff per record with the source of each
+    change. A venue move is written as venues.yaml writes the venue and shown with the BibTeX it
+    brings; the year stays the year of first appearance. With --write, applies them, keeping
+    each record's comments and field order. Tags, summaries, notes and evidence are never
+    touched. Answers are cached in .masrl-cache/.
 
     Example:
 
@@ -74,7 +99,7 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
     changed = 0
     for paper in papers:
         changes = []
-        for change in proposals(paper, sources[paper.key]):
+        for change in proposals(paper, sources[paper.key], corpus.venues):
             # An id that another record already holds would make two records one work.
             other = None
             if change.field == "arxiv":
@@ -85,10 +110,12 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
                 click.echo(f"{paper.path}: {change.field} {change.new} left out: {other} already has it", err=True)
                 continue
             changes.append(change)
+        for note in sources[paper.key].left:
+            click.echo(f"{paper.path}: {note}", err=True)
         if not changes:
             continue
         changed += 1
-        click.echo(diff_text(paper, changes), nl=False)
+        click.echo(diff_text(paper, changes, corpus.venues), nl=False)
         if not write:
             continue
         path = root / "papers" / f"{paper.key}.yaml"
