@@ -42,7 +42,7 @@ def expected() -> list[str]:
         "`masrl fmt` removes it where it agrees with the venue",
         f"{b}:15:1: category: category must be one of 'rl_method', 'framework', 'benchmark', 'survey', "
         "'industry' or 'classical_marl', not 'rl-method' (did you mean 'rl_method'?)",
-        f"{b}:16:1: rl: rl must be one of 'yes', 'partial' or 'no', not true "
+        f"{b}:16:1: rl: rl must be one of 'yes', 'partial', 'sft' or 'no', not true "
         "(YAML reads bare true/false as booleans; write the value as listed)",
         f"{b}:17:1: reward_type: reward_type must be one of 'shared', 'individual', 'role', 'process', 'tool', "
         "'debate', 'verifier', 'orchestration', 'hybrid' or 'NA', not 'hybird' (did you mean 'hybrid'?)",

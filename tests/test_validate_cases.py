@@ -185,7 +185,7 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
         r("rl", "rl: true"),
         1,
         [
-            "papers/x.yaml:12:1: rl: rl must be one of 'yes', 'partial' or 'no', not true (YAML reads bare true/false as booleans; write the value as listed)"
+            "papers/x.yaml:12:1: rl: rl must be one of 'yes', 'partial', 'sft' or 'no', not true (YAML reads bare true/false as booleans; write the value as listed)"
         ],
     ),
     (
@@ -194,7 +194,7 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
         r("rl", "rl: false"),
         1,
         [
-            "papers/x.yaml:12:1: rl: rl must be one of 'yes', 'partial' or 'no', not false (YAML reads bare true/false as booleans; write the value as listed)"
+            "papers/x.yaml:12:1: rl: rl must be one of 'yes', 'partial', 'sft' or 'no', not false (YAML reads bare true/false as booleans; write the value as listed)"
         ],
     ),
     (
