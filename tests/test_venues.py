@@ -443,3 +443,20 @@ def test_a_copy_without_the_registry_fails_with_one_message(
     assert result.exit_code == 1
     assert result.stdout.splitlines()[0].startswith("venues.yaml:1:1: (record): venues.yaml not found in ")
     assert len(result.stdout.splitlines()) == 1
+
+
+def test_validate_names_the_registry_like_a_record(corpus: Corpus, run_cli: Any) -> None:
+    # Arrange: a valid paper, and a registry with one wrong kind
+    corpus.paper()
+    ok = run_cli("validate", "venues.yaml")
+    text = (corpus.root / "venues.yaml").read_text("utf-8")
+    corpus.write("venues.yaml", text.replace("    kind: journal\n", "    kind: jornal\n", 1))
+    # Act
+    broken = run_cli("validate", "venues.yaml")
+    only_paper = run_cli("validate", "papers/x.yaml")
+    # Assert: the registry is checked, never read as a paper; a paper alone does not show its problems
+    assert (ok.exit_code, ok.stdout, ok.stderr) == (0, "", "0 errors in 1 file\n")
+    assert broken.exit_code == 1
+    assert [line.split(": ", 2)[1] for line in broken.stdout.splitlines()] == [f"venues[{_index(text, 'tmlr')}].kind"]
+    assert broken.stderr == "1 error in 1 file\n"
+    assert only_paper.stdout == ""
