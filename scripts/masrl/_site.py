@@ -30,7 +30,15 @@ DOCS = "site/docs"
 PAPERS_PER_PAGE = 100  # rows the papers table shows at once; the rest are a page click away
 SERVER_ROWS_MAX = 500  # rows rendered into the HTML for readers without JavaScript
 RELATED_MAX = 8
-REPO_FILES = ("README.md", "CONTRIBUTING.md", "taxonomy.yaml", "claims.yaml", "protocol.yaml", "CITATION.cff")
+REPO_FILES = (
+    "README.md",
+    "CONTRIBUTING.md",
+    "taxonomy.yaml",
+    "venues.yaml",
+    "claims.yaml",
+    "protocol.yaml",
+    "CITATION.cff",
+)
 
 # Short data keys of the built-in tag fields of the papers table: the page carries its rows inline,
 # and links shared earlier name filters by these keys (?u=orchestrator). Every field taxonomy.yaml
