@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.server
 import json
 import shutil
+import sys
 import threading
 import urllib.parse
 from collections.abc import Iterator
@@ -575,9 +576,9 @@ def test_a_refused_openalex_key_is_named_but_never_printed(
     result = _discover(run_cli, "--source", "openalex")
     assert result.exit_code == 1
     last = result.stderr.splitlines()[-1]
-    assert last.startswith("Error: openalex answered 401 Unauthorized for ")
+    assert last.startswith("Error: OpenAlex answered 401 Unauthorized for ")
     assert "api_key=..." in last
-    assert last.endswith("; OpenAlex may ask for a free API key: set MASRL_OPENALEX_KEY")
+    assert "; OpenAlex may ask for a free API key: set MASRL_OPENALEX_KEY; the search stopped there" in last
     assert "s3cret" not in result.output
 
 
@@ -598,13 +599,37 @@ def test_requests_to_one_service_are_paced_and_cached_answers_are_not(
     monkeypatch.setattr(_net.time, "monotonic", lambda: now[0])
     monkeypatch.setattr(_net.time, "sleep", sleep)
     arxiv = f"{services.base}/arxiv/query?search_query=a"
-    _net.get(arxiv, "arxiv", tmp_path)  # the first request waits for nothing
-    now[0] += 1.0
-    _net.get(f"{services.base}/crossref/works/10.5555/gamma.2023", "crossref", tmp_path)  # its own pace
-    _net.get(f"{arxiv}b", "arxiv", tmp_path)  # 1 s after the last arXiv request: waits the other 2
-    _net.get(arxiv, "arxiv", tmp_path)  # cached: no request, no wait
+    body: Any = lambda answer: answer.body  # noqa: E731
+    with _net.Client(tmp_path) as client:
+        client.fetch(arxiv, "arxiv", body)  # the first request waits for nothing
+        now[0] += 1.0
+        client.fetch(f"{services.base}/crossref/works/10.5555/gamma.2023", "crossref", body)  # its own pace
+        client.fetch(f"{arxiv}b", "arxiv", body)  # 1 s after the last arXiv request: waits the other 2
+        client.fetch(arxiv, "arxiv", body)  # cached: no request, no wait
     assert waits == [2.0]
     assert len(services.requests) == 3
+
+
+def test_refresh_shows_what_it_found_before_a_service_stayed_down(
+    living: Path, services: Services, run_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Arrange: Crossref answers 503 for gamma's DOI, every time (synthetic: arXiv's 503 body).
+    original = _route
+
+    def route(path: str, query: dict[str, str]) -> tuple[int, str | None]:
+        return (503, None) if path.startswith("/crossref/") else original(path, query)
+
+    monkeypatch.setattr(sys.modules[__name__], "_route", route)
+    # Act
+    result = run_cli("refresh")
+    # Assert
+    assert result.exit_code == 1
+    assert result.stdout.startswith("papers/alpha.yaml\n")  # found before gamma, the last paper in key order
+    assert "papers/beta.yaml\n" in result.stdout
+    assert "papers/gamma.yaml" not in result.stdout
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith("Error: Crossref answered 503 Service Unavailable for ")
+    assert "(after 5 tries); run again in a few minutes; 1 of 4 records were not compared, the changes above are those found before" in last
 
 
 def test_add_names_the_arxiv_api_and_its_way_round_when_offline(
