@@ -629,7 +629,10 @@ def test_refresh_shows_what_it_found_before_a_service_stayed_down(
     assert "papers/gamma.yaml" not in result.stdout
     last = result.stderr.splitlines()[-1]
     assert last.startswith("Error: Crossref answered 503 Service Unavailable for ")
-    assert "(after 5 tries); run again in a few minutes; 1 of 4 records were not compared, the changes above are those found before" in last
+    assert (
+        "(after 5 tries); run again in a few minutes; 1 of 4 records were not compared, the changes above are those found before"
+        in last
+    )
 
 
 def test_add_names_the_arxiv_api_and_its_way_round_when_offline(
@@ -640,3 +643,62 @@ def test_add_names_the_arxiv_api_and_its_way_round_when_offline(
     monkeypatch.setenv("MASRL_ARXIV_API", "http://127.0.0.1:9/api/query")
     with pytest.raises(ArxivError, match=r"^cannot reach the arXiv API at .*`masrl add --bib -` instead$"):
         fetch("2501.00001")
+
+
+# ---------------------------------------------------------------------------------------------
+# The weekly run
+
+
+def test_discover_markdown_is_the_ranked_table_for_a_pull_request(
+    living: Path, services: Services, run_cli: Any
+) -> None:
+    result = _discover(run_cli, "--markdown", "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert_golden("discover-markdown.md", result.stdout)
+
+
+def test_the_weekly_run_queues_refreshes_and_writes_the_pull_request_body(
+    living: Path, services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from masrl.living import weekly
+
+    outputs = tmp_path / "outputs"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(outputs))
+    # Act: the first run finds everything; the second, the same day, finds nothing new.
+    assert weekly.main(["--body", "body.md", "--today", "2026-12-01"]) == 0
+    first = (living / "body.md").read_text("utf-8")
+    first_outputs = outputs.read_text("utf-8")
+    outputs.unlink()
+    assert weekly.main(["--body", "body.md", "--today", "2026-12-01"]) == 0
+    second_outputs = outputs.read_text("utf-8")
+    # Assert
+    assert sorted(p.name for p in (living / "screening").iterdir()) == [
+        "2609.11111.yaml",
+        "2610.33333.yaml",
+        "doi-10.1234_teams.2026.yaml",
+    ]
+    assert load_path(living / "papers" / "alpha.yaml").data["venue"] == "ICML 2026"  # refresh --write
+    assert_golden("weekly-body.md", first)
+    assert first_outputs == "changed=true\ntitle=Candidates to screen, week of 2026-11-30\nstatus=ok\n"
+    assert second_outputs == "changed=false\ntitle=Candidates to screen, week of 2026-11-30\nstatus=ok\n"
+
+
+def test_the_weekly_run_keeps_what_it_gathered_when_a_service_stays_down(
+    living: Path, services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from masrl.living import weekly
+
+    original = _route
+
+    def route(path: str, query: dict[str, str]) -> tuple[int, str | None]:  # OpenAlex answers 503 (synthetic)
+        return (503, None) if path.startswith("/openalex/") else original(path, query)
+
+    monkeypatch.setattr(sys.modules[__name__], "_route", route)
+    outputs = tmp_path / "outputs"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(outputs))
+    assert weekly.main(["--body", "body.md", "--today", "2026-12-01"]) == 0
+    body = (living / "body.md").read_text("utf-8")
+    assert sorted(p.name for p in (living / "screening").iterdir()) == ["2609.11111.yaml", "2610.33333.yaml"]
+    assert "### This run did not finish" in body
+    assert "- `masrl discover`: OpenAlex answered 503 Service Unavailable for " in body
+    assert outputs.read_text("utf-8").endswith("status=failed\n")

@@ -173,14 +173,15 @@ def _feed_reader(answer: Any) -> Any:
     ("bad", "message"),
     [
         # synthetic: an HTML page with status 200, as a proxy or a maintenance page sends
-        (Reply(200, (SYNTHETIC / "html-200.html").read_bytes(), "text/html"), "answered a web page instead of an Atom feed"),
+        (
+            Reply(200, (SYNTHETIC / "html-200.html").read_bytes(), "text/html"),
+            "answered a web page instead of an Atom feed",
+        ),
         # synthetic: a real feed's first 300 bytes, a body cut off in transit
         (Reply(200, (FIXTURES / "arxiv" / "2410.08115.xml").read_bytes()[:300], ATOM), "is not safe, valid XML"),
     ],
 )
-def test_an_answer_that_does_not_read_is_not_cached(
-    loop: Loopback, client: Any, bad: Reply, message: str
-) -> None:
+def test_an_answer_that_does_not_read_is_not_cached(loop: Loopback, client: Any, bad: Reply, message: str) -> None:
     from masrl.living._net import SourceError
 
     good = (FIXTURES / "arxiv" / "2410.08115.xml").read_bytes()
@@ -239,11 +240,23 @@ def test_cache_clear_empties_the_cache(small: Path, run_cli: Any, loop: Loopback
     ("body", "content_type", "message"),
     [
         # synthetic: an HTML page with status 200
-        ((SYNTHETIC / "html-200.html").read_bytes(), "text/html", "the arXiv API answered a web page instead of an Atom feed ('arXiv is down for maintenance')"),
+        (
+            (SYNTHETIC / "html-200.html").read_bytes(),
+            "text/html",
+            "the arXiv API answered a web page instead of an Atom feed ('arXiv is down for maintenance')",
+        ),
         # synthetic: well-formed XML that is not an Atom feed
-        (b"<?xml version='1.0'?><rss><channel/></rss>", "application/xml", "the arXiv API answer is not an Atom feed (its root element is <rss>)"),
+        (
+            b"<?xml version='1.0'?><rss><channel/></rss>",
+            "application/xml",
+            "the arXiv API answer is not an Atom feed (its root element is <rss>)",
+        ),
         # synthetic: an Atom feed without the API's result count
-        (b"<feed xmlns='http://www.w3.org/2005/Atom'></feed>", ATOM, "the arXiv API answer has no result count (totalResults is 'missing')"),
+        (
+            b"<feed xmlns='http://www.w3.org/2005/Atom'></feed>",
+            ATOM,
+            "the arXiv API answer has no result count (totalResults is 'missing')",
+        ),
     ],
 )
 def test_only_an_atom_feed_of_the_api_is_read(body: bytes, content_type: str, message: str) -> None:
@@ -285,9 +298,14 @@ def test_a_spurious_empty_page_is_asked_again_and_the_search_goes_on(
     monkeypatch.setattr(_sources, "ARXIV_MAX", 20)
     # real pages of the search "testing" (totalResults 214,881), and between them a spurious empty
     # page, synthetic: the real page's header with no entry
-    first, second = recorded("arxiv/q_testing_s0_m10_bc5a6c384fe9.xml"), recorded("arxiv/q_testing_s10_m10_34e56e15aaac.xml")
+    first, second = (
+        recorded("arxiv/q_testing_s0_m10_bc5a6c384fe9.xml"),
+        recorded("arxiv/q_testing_s10_m10_34e56e15aaac.xml"),
+    )
     empty = _feed("", 214881, 10)
-    loop.route("/arxiv/", Reply(200, first, ATOM), Reply(200, empty, ATOM), Reply(200, empty, ATOM), Reply(200, second, ATOM))
+    loop.route(
+        "/arxiv/", Reply(200, first, ATOM), Reply(200, empty, ATOM), Reply(200, empty, ATOM), Reply(200, second, ATOM)
+    )
     notes: list[str] = []
     # Act
     found = list(_sources.search_arxiv(_family(), "1990-01-01", "2030-12-31", client, notes))
@@ -307,7 +325,11 @@ def test_empty_pages_that_stay_empty_end_the_search_with_a_note(
     from masrl.living import _sources
 
     monkeypatch.setattr(_sources, "ARXIV_PAGE", 10)
-    loop.route("/arxiv/", Reply(200, recorded("arxiv/q_testing_s0_m10_bc5a6c384fe9.xml"), ATOM), Reply(200, _feed("", 214881, 10), ATOM))
+    loop.route(
+        "/arxiv/",
+        Reply(200, recorded("arxiv/q_testing_s0_m10_bc5a6c384fe9.xml"), ATOM),
+        Reply(200, _feed("", 214881, 10), ATOM),
+    )
     notes: list[str] = []
     found = list(_sources.search_arxiv(_family(), "1990-01-01", "2030-12-31", client, notes))
     assert len(found) == 10
@@ -381,7 +403,9 @@ def test_a_429_that_outlasts_the_retries_says_when_to_run_again(
     with pytest.raises(NetworkError) as caught:
         client.fetch(f"{loop.base}/arxiv/query?id_list=1", "arxiv", _feed_reader, name="arXiv")
     message = str(caught.value)
-    assert message.startswith(f"arXiv answered 429 Too Many Requests for {loop.base}/arxiv/query?id_list=1: Rate exceeded. (after 5 tries); run again after ")
+    assert message.startswith(
+        f"arXiv answered 429 Too Many Requests for {loop.base}/arxiv/query?id_list=1: Rate exceeded. (after 5 tries); run again after "
+    )
     assert message.endswith(" UTC")
     assert caught.value.transient
     assert len(loop.requests) == RETRIES + 1
@@ -393,7 +417,9 @@ def test_a_retry_after_longer_than_the_bound_is_not_waited_for(
 ) -> None:
     from masrl.living._net import NetworkError
 
-    loop.route("/crossref/", Reply(429, (SYNTHETIC / "crossref-429.html").read_bytes(), "text/html", {"Retry-After": "3600"}))
+    loop.route(
+        "/crossref/", Reply(429, (SYNTHETIC / "crossref-429.html").read_bytes(), "text/html", {"Retry-After": "3600"})
+    )
     with pytest.raises(NetworkError) as caught:
         client.fetch(f"{loop.base}/crossref/works/10.1/x", "crossref", lambda a: a, name="Crossref")
     assert "Crossref answered 429 Too Many Requests" in str(caught.value)
@@ -472,9 +498,15 @@ def test_a_crossref_404_means_crossref_does_not_know_the_doi(loop: Loopback, cli
     ("reply", "message"),
     [
         # synthetic: an HTML page with status 200
-        (Reply(200, (SYNTHETIC / "html-200.html").read_bytes(), "text/html"), "Crossref answered a web page instead of JSON for DOI 10.1/x ('arXiv is down for maintenance')"),
+        (
+            Reply(200, (SYNTHETIC / "html-200.html").read_bytes(), "text/html"),
+            "Crossref answered a web page instead of JSON for DOI 10.1/x ('arXiv is down for maintenance')",
+        ),
         # synthetic: a JSON body cut off in transit
-        (Reply(200, b'{"status": "ok", "message": {"DOI": "10.1/x", "tit'), "Crossref answered something that is not complete JSON for DOI 10.1/x (Unterminated string"),
+        (
+            Reply(200, b'{"status": "ok", "message": {"DOI": "10.1/x", "tit'),
+            "Crossref answered something that is not complete JSON for DOI 10.1/x (Unterminated string",
+        ),
         # synthetic: JSON of another shape
         (Reply(200, b'{"status": "ok"}'), 'Crossref answered without message for DOI 10.1/x ({"status": "ok"})'),
     ],
@@ -548,7 +580,9 @@ def test_a_longer_list_keeps_the_records_spelling_of_people_it_names(small: Path
     from masrl.living._facts import Sources, proposals
     from masrl.living._sources import Found
 
-    entry = Found("arxiv", None, "q", "T", ["Adrian Del Maestro", "Ann Other"], "2026-01-01", "", "u", arxiv="2601.00001")
+    entry = Found(
+        "arxiv", None, "q", "T", ["Adrian Del Maestro", "Ann Other"], "2026-01-01", "", "u", arxiv="2601.00001"
+    )
     paper = _paper(small, "gamma", authors=("Maestro, Adrian Del",), arxiv="2601.00001", venue="Workshop")
     changes = proposals(paper, Sources(arxiv=entry))
     assert [(c.field, c.new) for c in changes] == [("authors", ["Maestro, Adrian Del", "Other, Ann"])]
@@ -611,7 +645,9 @@ def test_add_keeps_arxiv_as_venue_and_notes_an_unknown_journal_reference(
     result = run_cli("add", "--arxiv", "1111.2011", "--dry-run")
     assert result.exit_code == 0, result.output
     assert "venue: arXiv" in result.stdout.splitlines()
-    assert result.stderr.startswith("note: arXiv 1111.2011: journal_ref 'Phys. Rev. B 85, 115117 (2012)' names no venue")
+    assert result.stderr.startswith(
+        "note: arXiv 1111.2011: journal_ref 'Phys. Rev. B 85, 115117 (2012)' names no venue"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -627,7 +663,8 @@ def test_titles_and_urls_lose_their_markup_and_entities() -> None:
     landing = [amp["primary_location"]["landing_page_url"]]
     amp["doi"] = None  # so that the landing page is the work's URL
     cleaned = work_found(amp, None, "q")
-    assert markup is not None and cleaned is not None
+    assert markup is not None
+    assert cleaned is not None
     assert markup.title.startswith("Tests for departure from normality. Empirical results for the distributions of b2 ")
     assert "&amp;" in landing[0]
     assert cleaned.url == landing[0].replace("&amp;", "&")
@@ -639,7 +676,8 @@ def test_a_crossref_title_with_jats_markup_matches_the_plain_title() -> None:
 
     message = json.loads(recorded("crossref/test_workscontainer_with_two_ids-0.json"))["message"]  # real: <i>KRAS</i>
     title = crossref_title(message)
-    assert "<i>" not in title and "KRAS" in title
+    assert "<i>" not in title
+    assert "KRAS" in title
     assert similar_titles(message["title"][0], title)
 
 
@@ -661,7 +699,11 @@ def test_clean_strips_markup_and_entities(raw: str, clean: str) -> None:
 def test_a_venue_with_an_entity_is_proposed_clean(small: Path) -> None:
     from masrl.living._facts import Sources, proposals
 
-    crossref = {"type": "journal-article", "container-title": ["Big Data &amp; Society"], "issued": {"date-parts": [[2024, 2]]}}
+    crossref = {
+        "type": "journal-article",
+        "container-title": ["Big Data &amp; Society"],
+        "issued": {"date-parts": [[2024, 2]]},
+    }
     paper = _paper(small, "gamma", venue="arXiv")
     changes = proposals(paper, Sources(crossref=crossref))
     assert [(c.field, c.new) for c in changes if c.field == "venue"] == [("venue", "Big Data & Society")]
@@ -680,7 +722,10 @@ def test_an_openalex_doi_needs_crossrefs_title(small: Path, loop: Loopback, clie
     word2vec = recorded_work("openalex/openalexPro/oa_snowball-5.json", "W2153579005")
     loop.route("/openalex/works/", Reply(200, json.dumps(word2vec).encode()))
     if agrees:  # synthetic: a Crossref record whose title is the paper's
-        loop.route("/crossref/", Reply(200, json.dumps({"status": "ok", "message": {"title": [word2vec["display_name"]]}}).encode()))
+        loop.route(
+            "/crossref/",
+            Reply(200, json.dumps({"status": "ok", "message": {"title": [word2vec["display_name"]]}}).encode()),
+        )
     else:  # real: Crossref's 404 for a DOI it does not know
         loop.route("/crossref/", Reply(404, recorded("crossref/test_works_bad_id_warn-0.txt"), "text/plain"))
     paper = _paper(small, "gamma", title=word2vec["display_name"], arxiv="1310.4546", doi=None)
@@ -698,7 +743,9 @@ def test_an_openalex_doi_needs_crossrefs_title(small: Path, loop: Loopback, clie
 # 11. Every loop is bounded: a feed whose startIndex never moves on
 
 
-def test_a_feed_whose_start_index_never_moves_on_stops(loop: Loopback, client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_feed_whose_start_index_never_moves_on_stops(
+    loop: Loopback, client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from masrl.living import _sources
 
     monkeypatch.setattr(_sources, "ARXIV_PAGE", 2)
@@ -732,7 +779,10 @@ def test_works_without_a_title_are_left_out_with_a_note(loop: Loopback, client: 
 @pytest.mark.parametrize(
     ("title", "ident"),
     [
-        ("Multi-agent sessions in the Example Agents documentation", "title-multi-agent-sessions-in-the-example-agents-documentation"),
+        (
+            "Multi-agent sessions in the Example Agents documentation",
+            "title-multi-agent-sessions-in-the-example-agents-documentation",
+        ),
         ("深度强化学习的多智能体", "title-"),  # no ASCII letter: a digest
         ("Équipes d'agents", "title-equipes-d-agents-"),  # accents folded, a digest for what folding lost
         ("A" * 80, "title-" + "a" * 49 + "-"),  # cut: a digest for the rest
@@ -744,7 +794,8 @@ def test_title_queue_ids_are_file_names_with_a_digest_where_words_lose_something
     made = Found("manual", None, "q", title, [], "2026-01-01", "", "https://x.org").ident
     assert made.startswith(ident)
     assert len(made) <= 6 + 60
-    assert made == made.strip("-") and all(c.isascii() and (c.isalnum() or c == "-") for c in made)
+    assert made == made.strip("-")
+    assert all(c.isascii() and (c.isalnum() or c == "-") for c in made)
 
 
 @given(st.lists(st.text(min_size=1, max_size=90), min_size=2, max_size=12, unique_by=lambda t: " ".join(t.split())))

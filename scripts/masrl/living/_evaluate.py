@@ -107,7 +107,7 @@ def _balanced(labels: Sequence[int], ratio: float) -> Any:
 
 
 def asreview_u3(train: Sequence[Decision], test: Sequence[Decision], protocol: Protocol) -> list[float]:
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.feature_extraction.text import TfidfVectorizer  # type: ignore[import-untyped]
     from sklearn.naive_bayes import MultinomialNB  # type: ignore[import-untyped]
 
     vectorizer = TfidfVectorizer(stop_words="english")
