@@ -702,3 +702,84 @@ def test_the_weekly_run_keeps_what_it_gathered_when_a_service_stays_down(
     assert "### This run did not finish" in body
     assert "- `masrl discover`: OpenAlex answered 503 Service Unavailable for " in body
     assert outputs.read_text("utf-8").endswith("status=failed\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# The ranker's evaluation
+
+
+@pytest.mark.parametrize(
+    ("scores", "labels", "auc", "recall", "wss95"),
+    [
+        # perfect order: both included first
+        ([0.9, 0.8, 0.1, 0.2], [1, 1, 0, 0], 1.0, (0.5, 0.5, 1.0), 0.45),
+        # worst order: both included last
+        ([0.1, 0.2, 0.9, 0.8], [1, 1, 0, 0], 0.0, (0.0, 0.0, 0.0), -0.05),
+        # ten works, one included, ranked third: 95% recall needs 3 screened
+        (
+            [0.5, 0.9, 0.8, 0.1, 0.2, 0.3, 0.4, 0.05, 0.06, 0.07],
+            [1, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            7 / 9,
+            (0.0, 0.0, 1.0),
+            0.65,
+        ),
+    ],
+)
+def test_figures_of_a_ranking(
+    scores: list[float], labels: list[int], auc: float, recall: tuple[float, ...], wss95: float
+) -> None:
+    from masrl.living._evaluate import figures
+
+    f = figures(scores, labels)
+    assert f.auc == pytest.approx(auc)
+    assert f.recall == pytest.approx(recall)
+    assert f.wss95 == pytest.approx(wss95)
+
+
+def test_random_order_figures_are_their_expectations() -> None:
+    from masrl.living._evaluate import random_figures
+
+    f = random_figures([1, 1, 0, 0])
+    # recall after 1, 1 and 2 of 4; the 2nd of 2 included lies at 2 * 5 / 3 on average
+    assert (f.auc, *f.recall, f.wss95) == pytest.approx((0.5, 0.25, 0.25, 0.5, (4 - 10 / 3) / 4 - 0.05))
+
+
+def _decided(root: Path, n: int) -> None:
+    """*n* decided candidates of each class in screening/ (synthetic: made-up titles and abstracts)."""
+    from masrl.living._queue import write_entry
+
+    topics = {
+        1: "multi-agent reinforcement learning trains LLM agents that delegate and share credit",
+        0: "a convolutional network segments medical images without agents",
+    }
+    for label, text in topics.items():
+        for i in range(n):
+            ident = f"2607.{label}{i:04d}"
+            decision = (
+                {"date": "2026-07-01", "key": f"p{label}{i}"}
+                if label
+                else {"date": "2026-07-01", "exclusion": f"E9{i:02d}"}
+            )
+            write_entry(root, {
+                "id": ident, "status": "included" if label else "excluded", "source": "manual",
+                "query_family": "orchestration", "query": "q", "score": 0.5, "terms": [],
+                "title": f"Work {i} on {text.split()[0]}", "authors": [], "published": "2026-07-01",
+                "arxiv": ident, "doi": None, "url": f"https://arxiv.org/abs/{ident}", "found": "2026-07-01",
+                "abstract": f"{text} (variant {i}).", "decision": decision,
+            })  # fmt: skip
+
+
+def test_evaluate_replays_the_decisions_round_by_round_and_by_k_fold(living: Path, run_cli: Any) -> None:
+    _decided(living, 5)
+    result = run_cli("discover", "--evaluate")
+    assert result.exit_code == 0, result.output
+    assert_golden("discover-evaluate.txt", result.stdout)
+
+
+def test_evaluate_says_when_there_are_too_few_decisions_for_k_fold(living: Path, run_cli: Any) -> None:
+    _decided(living, 2)
+    result = run_cli("discover", "--evaluate")
+    assert result.exit_code == 0, result.output
+    assert (
+        result.stdout.splitlines()[-1] == "  too few screened candidates: 2 included and 2 excluded, 5 of each needed"
+    )
