@@ -16,7 +16,7 @@ random order gives on average.
 
 Three models are compared on the same data:
 
-* ``masrl``: the ranker of ``masrl discover`` (:mod:`._rank`), word and character TF-IDF with a
+* ``masrl``: the ranker of ``masrl discover`` (:mod:`._rank`), TF-IDF word 1-2 grams with a
   class-balanced logistic regression, records known by title only weighted down, plus one
   positive example per query family;
 * ASReview's ELAS u3, TF-IDF with naive Bayes (the model of ASReview LAB 1, which its version 2
@@ -131,7 +131,7 @@ def asreview_u4(train: Sequence[Decision], test: Sequence[Decision], protocol: P
 
 
 MODELS: tuple[tuple[str, Scorer], ...] = (
-    ("masrl: TF-IDF words + chars, logistic regression", masrl_scores),
+    ("masrl: TF-IDF 1-2 grams + logistic regression", masrl_scores),
     ("ASReview ELAS u3: TF-IDF + naive Bayes", asreview_u3),
     ("ASReview ELAS u4 (default): TF-IDF 1-2 grams + SVM", asreview_u4),
 )
