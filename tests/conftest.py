@@ -33,7 +33,6 @@ year: 2025
 arxiv: "2501.00001"
 venue: arXiv
 url: https://arxiv.org/abs/2501.00001
-entry_type: article
 category: rl_method
 rl: "yes"
 reward_type: shared
@@ -141,6 +140,7 @@ def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Corpus:
     root = tmp_path / "corpus"
     root.mkdir()
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    shutil.copy(REPO / "venues.yaml", root / "venues.yaml")
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return Corpus(root)
@@ -175,10 +175,13 @@ def assert_golden(name: str, actual: str) -> None:
 
 
 def fixture_corpus(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of tests/fixtures/NAME with the real taxonomy, as the working directory."""
+    """A copy of tests/fixtures/NAME with the real taxonomy and, unless it has its own, the real
+    venue registry, as the working directory."""
     root = tmp_path / name
     shutil.copytree(FIXTURES / name, root)
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    if not (root / "venues.yaml").exists():
+        shutil.copy(REPO / "venues.yaml", root / "venues.yaml")
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return root
@@ -239,7 +242,9 @@ def repo_site(repo_build: tuple[Path, subprocess.CompletedProcess[str]]) -> Path
 
 @pytest.fixture(autouse=True)
 def _no_request_pacing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Requests to the loopback services go out at once (the pacing test sets its own pauses)."""
+    """Requests to the loopback services go out at once, and retries do not sleep (the pacing and
+    retry tests set their own pauses and record the waits)."""
     from masrl.living import _net
 
     monkeypatch.setattr(_net, "PACE_S", dict.fromkeys(_net.PACE_S, 0.0))
+    monkeypatch.setattr(_net, "wait", lambda seconds, why: None)
