@@ -1,4 +1,4 @@
-"""``masrl schema``: regenerate the JSON Schemas for records from taxonomy.yaml."""
+"""``masrl schema``: regenerate the JSON Schemas for records and data files from taxonomy.yaml."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from masrl.publish._schemas import render_schemas
 @click.command(name="schema")
 @click.pass_context
 def command(ctx: click.Context) -> None:
-    """Write schemas/{paper,exclusion,audit,protocol}.schema.json from taxonomy.yaml.
+    """Write schemas/{paper,exclusion,audit,protocol,venues,stats}.schema.json from taxonomy.yaml.
 
     Editors that use the YAML language server read these through the `# yaml-language-server:
     $schema=` line at the top of every record, to autocomplete values and flag wrong ones.

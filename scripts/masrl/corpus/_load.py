@@ -1,9 +1,9 @@
 """Loading a corpus: the one function that reads, checks and types every record.
 
-:func:`load_corpus` reads every record under a corpus root, checks each against its spec
-(:mod:`masrl.corpus._schema`) and then across records (:mod:`masrl.corpus._checks`), and returns
-the typed records (:mod:`masrl.corpus._records`) together with every problem found. It never
-raises on bad input.
+:func:`load_corpus` reads every record under a corpus root and the venue registry, checks each
+record against its spec (:mod:`masrl.corpus._schema`) and then across records and against the
+registry (:mod:`masrl.corpus._checks`, :mod:`masrl.corpus._venues`), and returns the typed records
+(:mod:`masrl.corpus._records`) together with every problem found. It never raises on bad input.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from masrl.corpus._records import (
     Paper,
 )
 from masrl.corpus._schema import check_record
+from masrl.corpus._venues import VENUES_FILE, read_venues
 from masrl.corpus._vocab import Taxonomy, load_taxonomy
 from masrl.corpus._yaml import Document, YamlError, load_path
 
@@ -176,6 +177,10 @@ def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
     files = record_files(root)
     shown_of = _display_root(root)
     strays = list(stray_files(root, shown_of))
+    venues, venue_problems = read_venues(root, taxonomy, shown_of(root / VENUES_FILE))
+    if not venues.loaded and not any(kind == "paper" for kind, _ in files):
+        venue_problems = [p for p in venue_problems if (root / VENUES_FILE).is_file()]  # no paper needs it
+    strays += venue_problems
     if extra:
         seen = {p.resolve() for _, p in files}
         files += [(k, p) for k, p in extra if p.resolve() not in seen]
@@ -194,6 +199,7 @@ def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
         tuple(sorted(typed["paper"], key=lambda p: p.key)),
         tuple(sorted(typed["exclusion"], key=lambda e: e.id)),
         tuple(sorted(typed["audit"], key=lambda a: a.key)),
+        venues,
     )
     loaded.problems.extend(cross_check(loaded.corpus, loaded.handles))
     loaded.problems.sort()

@@ -1,8 +1,9 @@
 """Typed records: the data model of a corpus.
 
-A corpus is a directory holding ``taxonomy.yaml`` and the record folders ``papers/``,
-``exclusions/`` and ``audits/``; :class:`Corpus` holds its valid records, each kind sorted by key.
-:func:`masrl.corpus._load.load_corpus` reads and checks the files and builds these types.
+A corpus is a directory holding ``taxonomy.yaml``, the venue registry ``venues.yaml`` and the
+record folders ``papers/``, ``exclusions/`` and ``audits/``; :class:`Corpus` holds its valid
+records, each kind sorted by key, with the registry. :func:`masrl.corpus._load.load_corpus` reads
+and checks the files and builds these types.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from masrl.base._problems import Problem, has_errors
 from masrl.corpus import _vocab as v
+from masrl.corpus._venues import NOT_LOADED, Venues
 from masrl.corpus._vocab import Taxonomy
 from masrl.corpus._yaml import Document
 
@@ -93,8 +95,7 @@ class Paper(_Tagged):
     venue: str
     url: str
     more_urls: tuple[str, ...]
-    entry_type: str
-    bibtex: Mapping[str, str]
+    bibtex: Mapping[str, str]  # what venues.yaml cannot know: pages, volume, a workshop's own name
     tags: Mapping[str, TagValue]  # every tag field of taxonomy.yaml that applies to papers
     added: str
     changes: tuple[Change, ...]
@@ -122,7 +123,6 @@ class Paper(_Tagged):
             venue=data["venue"],
             url=data["url"],
             more_urls=tuple(data.get("more_urls", ())),
-            entry_type=data["entry_type"],
             bibtex=dict(data.get("bibtex", {})),
             tags=_tags("paper", data, taxonomy),
             added=data["added"],
@@ -289,6 +289,7 @@ class Corpus:
     papers: tuple[Paper, ...]
     exclusions: tuple[Exclusion, ...]
     audits: tuple[Audit, ...]
+    venues: Venues = NOT_LOADED  # the venue registry, which gives each paper its citation
 
     def paper(self, key: str) -> Paper:
         for p in self.papers:
@@ -307,6 +308,7 @@ class Corpus:
             papers,
             tuple(e for e in self.exclusions if e.origin == origin),
             tuple(a for a in self.audits if a.key in keys),
+            self.venues,
         )
 
 

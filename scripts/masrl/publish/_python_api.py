@@ -26,6 +26,10 @@ ATTRIBUTES = {
     ("corpus", "papers"): "Every retained entry, sorted by key; `corpus.paper(key)` finds one.",
     ("corpus", "exclusions"): "Every screened-out record, sorted by id.",
     ("corpus", "audits"): "Every second reading, sorted by key.",
+    (
+        "corpus",
+        "venues",
+    ): "The venue registry read from venues.yaml; `venues.place(paper.venue)` finds a paper's venue.",
     ("paper", "tags"): "Every tag field, by name: a value id, or a tuple of ids for a field that takes several.",
     ("exclusion", "tags"): "Every tag field, by name: a value id, or a tuple of ids for a field that takes several.",
     ("paper", "path"): "The record's file, named as `masrl validate` names it.",

@@ -20,6 +20,7 @@ def schema_path(kind: str) -> str:
 def render_schemas(taxonomy: Taxonomy) -> dict[str, str]:
     """Every record schema, and the stats document's, as {relative path: JSON text}."""
     from masrl.analysis._stats import stats_schema
+    from masrl.corpus._venues import venues_schema
     from masrl.living._protocol import protocol_schema
 
     out = {
@@ -28,4 +29,5 @@ def render_schemas(taxonomy: Taxonomy) -> dict[str, str]:
     }
     out[schema_path("stats")] = json.dumps(stats_schema(taxonomy), indent=2, ensure_ascii=False) + "\n"
     out[schema_path("protocol")] = json.dumps(protocol_schema(taxonomy), indent=2, ensure_ascii=False) + "\n"
+    out[schema_path("venues")] = json.dumps(venues_schema(taxonomy), indent=2, ensure_ascii=False) + "\n"
     return out
