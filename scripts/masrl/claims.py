@@ -8,6 +8,7 @@ import click
 
 from masrl.analysis._claims import show_value, stress_json, stress_text
 from masrl.base._cli_common import ReportedFailure, root_of
+from masrl.base._git import at_option, corpus_at
 from masrl.build import analysis_or_fail
 
 ROW_LIMIT = 12  # rows printed per claim; the site lists them all
@@ -28,8 +29,9 @@ def _rows(rows: object) -> str:
 @click.option("--quiet", "-q", is_flag=True, help="Print failing claims only.")
 @click.option("--stress", is_flag=True, help="Evaluate every claim under every view of claims.yaml, as a table.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (with --stress: the table).")
+@at_option
 @click.pass_context
-def command(ctx: click.Context, quiet: bool, stress: bool, as_json: bool) -> None:
+def command(ctx: click.Context, quiet: bool, stress: bool, as_json: bool, at: str | None) -> None:
     """Evaluate every claim in claims.yaml and show the rows behind it.
 
     Each claim is evaluated on its own population (the survey snapshot unless it says
@@ -43,14 +45,18 @@ def command(ctx: click.Context, quiet: bool, stress: bool, as_json: bool) -> Non
     between views. A claim that turns under another view is shown, but only a failure on its
     own population sets the exit code.
 
+    With --at REV, the claims and records of a git revision or release tag are evaluated.
+
     Example:
 
     \b
         masrl claims
         masrl claims --stress
         masrl claims --stress --json
+        masrl claims --at 2026.12
     """
-    analysis = analysis_or_fail(root_of(ctx))
+    with corpus_at(root_of(ctx), at) as root:
+        analysis = analysis_or_fail(root)
     outcomes = analysis.outcomes
     failing = [o for o in outcomes if not o.holds]
     if as_json:
