@@ -93,6 +93,20 @@ def test_a_first_release(scratch: Path, run_cli: Any) -> None:
     assert git(scratch, "describe", "--exact-match", "HEAD").strip() == "2026.11"
     assert run_cli("check").exit_code == 0
     assert run_cli("stats", "--json", "--at", "2026.11").stdout == stats
+    # The site: the Releases page from CHANGELOG.md, and the home page cites this version
+    releases = (scratch / "site" / "docs" / "releases.md").read_text("utf-8")
+    assert "No release has been made yet." not in releases
+    assert "## 2026.11 (2026-11-30)\n" in releases
+    home = " ".join((scratch / "site" / "docs" / "index.md").read_text("utf-8").split())
+    assert (
+        "This is version 2026.11, released 2026-11-30; every release is listed on the [Releases](releases.md) page"
+        in home
+    )
+
+
+def test_the_site_before_any_release(scratch: Path) -> None:
+    assert "No release has been made yet." in (scratch / "site" / "docs" / "releases.md").read_text("utf-8")
+    assert "with the commit you used." in (scratch / "site" / "docs" / "index.md").read_text("utf-8")
 
 
 def test_a_second_release_lists_what_changed(scratch: Path, run_cli: Any) -> None:

@@ -281,6 +281,7 @@ def render_site(
         round_flows=[spec for spec in specs if spec.name.startswith("screening-flow-")],
     )
     page("contributing.md", "contributing.md.j2", body=_contributing(corpus.root))
+    page("releases.md", "releases.md.j2", body=_releases(corpus.root))
     if traces is not None:
         page("traces.md", "traces.md.j2", **traces)
     page("python-api.md", "python-api.md.j2", **python_api_context(tax))
@@ -513,6 +514,9 @@ def _citation(root: Path) -> dict[str, Any] | None:
         "year": preferred.get("year", ""),
         "url": preferred.get("url", ""),
         "corpus_title": data.get("title", ""),
+        "version": str(data.get("version", "")),
+        "released": str(data.get("date-released", "")),
+        "doi": str(data.get("doi", "")),
     }
 
 
@@ -525,6 +529,16 @@ def _contributing(root: Path) -> str:
     for name in REPO_FILES:
         text = re.sub(rf"\[([^\]]+)\]\({re.escape(name)}\)", rf"`{name}`", text)
     return text
+
+
+def _releases(root: Path) -> str | None:
+    """The release entries of CHANGELOG.md (its own title and preamble left out), or None before the first."""
+    try:
+        text = (root / "CHANGELOG.md").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    first = re.search(r"^## ", text, re.M)
+    return text[first.start() :] if first else None
 
 
 TRACES_DIR = "traces"
