@@ -82,6 +82,8 @@ def test_a_first_release(scratch: Path, run_cli: Any) -> None:
     assert zenodo["version"] == "2026.11"
     assert zenodo["publication_date"] == "2026-11-30"
     assert zenodo["title"] == citation["title"]
+    assert zenodo["description"] == " ".join(citation["abstract"].split())
+    assert zenodo["upload_type"] == "dataset"
     assert zenodo["license"] == "cc0-1.0"
     assert zenodo["keywords"] == citation["keywords"]
     assert zenodo["creators"] == [{"name": "The masrl contributors"}]

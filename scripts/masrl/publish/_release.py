@@ -185,7 +185,7 @@ def zenodo(citation: dict[str, Any], version: str, date: str) -> str:
         "version": version,
         "publication_date": date,
         "upload_type": "dataset",
-        "description": citation.get("abstract") or citation.get("message", "").strip(),
+        "description": " ".join(str(citation.get("abstract") or citation["title"]).split()),
         "creators": creators,
         "license": str(citation.get("license", "")).lower(),
         "keywords": list(citation.get("keywords", [])),
