@@ -260,6 +260,19 @@ def test_a_list_made_by_hand_goes_through_the_same_checks(living: Path, run_cli:
     assert entry["status"] == "pending"
 
 
+def test_a_candidate_whose_first_date_was_not_read_is_queued_without_one(living: Path, run_cli: Any) -> None:
+    # Arrange: a listing that showed only the month; the date is left out rather than made up
+    text = '- arxiv: "2611.55555"\n  title: A Team Trained Together\n  url: https://arxiv.org/abs/2611.55555\n  query_family: orchestration\n'
+    (living / "found.yaml").write_text(text, "utf-8")
+    # Act
+    result = run_cli("discover", "--source", "manual", "--from", "found.yaml", "--since", "2026-11-01", "--json")
+    # Assert
+    assert result.exit_code == 0, result.output
+    assert [r["id"] for r in json.loads(result.stdout)] == ["2611.55555"]
+    entry = load_path(living / "screening" / "2611.55555.yaml").data
+    assert (entry["status"], entry["published"]) == ("pending", "")
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -280,6 +293,10 @@ def test_a_list_made_by_hand_goes_through_the_same_checks(living: Path, run_cli:
         (
             '- arxiv: "2611.44444"\n  title: T\n  published: 2 Nov 2026\n  url: https://x.org\n  query_family: safety\n',
             "found.yaml:3:3: [0].published: published must be a date written YYYY-MM-DD, not '2 Nov 2026'",
+        ),
+        (
+            '- arxiv: "2611.44444"\n  title: T\n  published: 20261102\n  url: https://x.org\n  query_family: safety\n',
+            "found.yaml:3:3: [0].published: published must be a date written YYYY-MM-DD, not 20261102",
         ),
         (
             '- arxiv: "2611.44444"\n  titel: T\n  published: "2026-11-02"\n  url: https://x.org\n  query_family: safety\n',
