@@ -270,6 +270,10 @@ def render_site(
         "screening.md.j2",
         protocol=protocol,
         round_flows=[spec for spec in specs if spec.name.startswith("screening-flow-")],
+        paper_keys={p.key for p in corpus.papers},
+        rule_numbers=lambda reasons: sorted({r.id for code in reasons for r in protocol.rules_for(code)}),
+        source_labels={x.id: x.label for x in protocol.sources} if protocol else {},
+        family_labels={f.id: f.label for f in protocol.query_families} if protocol else {},
     )
     page("contributing.md", "contributing.md.j2", body=_contributing(corpus.root))
     if traces is not None:
