@@ -343,8 +343,8 @@ def protocol_schema(taxonomy: Taxonomy) -> dict[str, Any]:
                 "query_families": _list(family, "The query families."),
                 "inclusion": _list(inclusion, "An entry is kept if at least one holds."),
                 "exclusion": _list(exclusion, "An entry is dropped when it is only one of these."),
-                "stages": _list(_ids(taxonomy, v.SCREENING_STAGE), "The screening stages, in order.", unique=True),
                 "boundary_rules": _list(boundary, "Written decisions for recurring edge cases, each with its precedents."),
+                "stages": _list(_ids(taxonomy, v.SCREENING_STAGE), "The screening stages, in order.", unique=True),
                 "rounds": _list(round_, "The search rounds, oldest first."),
             },
             ["version", "sources", "query_families", "inclusion", "exclusion", "stages", "rounds"],
@@ -489,14 +489,15 @@ def _rule_problems(data: dict[str, Any], doc: Document, shown: str) -> Iterator[
                 f"cutoff {item['cutoff']} must lie in the window {item['start']} to {item['end']}",
             )
         for j, other in enumerate(data["rounds"][:i]):
-            if other["cutoff"] >= item["cutoff"]:
+            named = "named" in (other.get("membership"), item.get("membership"))
+            if other["cutoff"] > item["cutoff"] or (other["cutoff"] == item["cutoff"] and not named):
                 yield at(
                     ("rounds", i, "cutoff"),
                     f"rounds must be listed oldest first: cutoff {item['cutoff']} is not after rounds[{j}]'s {other['cutoff']}",
                 )
             elif (
                 other["origin"] == item["origin"] == "discovery"
-                and "named" not in (other.get("membership"), item.get("membership"))
+                and not named
                 and other["end"] >= item["start"]
                 and other["end"] != item["start"]
             ):
