@@ -426,6 +426,12 @@ def test_an_interrupted_decision_is_completed_on_the_next_run(queued: Path, run_
         (("2609.11111", "--include", "--key", "Bad Key"), "Error: --key must be lower-case letters and digits joined by '-', e.g. 'rema2025', not 'Bad Key'\n"),
         (("2609.11111", "--include", "--key", "alpha"), "Error: --key 'alpha' is already used by papers/alpha.yaml\n"),
         (("2609.11111", "--include", "--note", "x."), "Error: --reason, --stage and --note go with --exclude\n"),
+        (("2609.11111", "--include", "--rule", "B7"), "Error: --rule must be one of B1, B2, B3, B4, B5, B6, B8, inclusion 1, inclusion 2, inclusion 3, inclusion 4, inclusion 5 to include, not 'B7'; B7 decides only the other way\n"),
+        (("2609.11111", "--exclude", "no_rl", "--note", "x.", "--rule", "B4"), "Error: --rule must be one of B1, B2, B3, B5, B6, B7, B8, exclusion 1, exclusion 2, exclusion 3, exclusion 4, exclusion 5 to exclude, not 'B4'; B4 decides only the other way\n"),
+        (("2609.11111", "--include", "--rule", "B12"), "Error: --rule must be one of B1, B2, B3, B4, B5, B6, B8, inclusion 1, inclusion 2, inclusion 3, inclusion 4, inclusion 5 to include, not 'B12'\n"),
+        (("2609.11111", "--include", "--round", "round-1"), "Error: --round must be a discovery round of protocol.yaml (round-2, backfill), not 'round-1'\n"),
+        (("2609.11111", "--rules"), "Error: --rules lists the rules and takes no other option\n"),
+        (("--rule", "B3"), "Error: give the candidate's ID with --include or --exclude\n"),
     ],
 )  # fmt: skip
 def test_screen_refuses_bad_decisions_and_writes_nothing(
@@ -457,17 +463,70 @@ def test_a_decided_candidate_is_not_decided_twice(queued: Path, run_cli: Any) ->
 
 
 def test_the_interactive_walk_shows_why_and_records_each_answer(queued: Path, run_cli: Any) -> None:
-    # Act: include the first, skip the second, exclude the third (reason 4, default stage), stop.
-    result = run_cli("screen", input="i\ns\ne\n4\n\nNo agents at all.\nq\n")
+    # Act: include the first (citing B3 after asking for the rules in full and one wrong answer),
+    # skip the second, exclude the third (reason 4, default stage, no rule), stop.
+    result = run_cli("screen", input="i\n?\nB7\nB3\ns\ne\n4\n\n\nNo agents at all.\nq\n")
     # Assert
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "[1/3] " in out
     assert "why: " in out
     assert "score " in out
-    statuses = {p.stem: load_path(p).data["status"] for p in (queued / "screening").glob("*.yaml")}
-    assert sorted(statuses.values()) == ["excluded", "included", "pending"]
+    assert "    B1  A trained router, topology or orchestrator over frozen agents\n" in out
+    assert "    B7  LLM-assisted classical MARL\n" in out  # offered when excluding, not when including
+    assert out.count("    B7  LLM-assisted classical MARL\n") == 1
+    assert "      include (inclusion 1): The partners are LLM agents acting in the same episode" in out
+    assert "  --rule must be one of B1, B2, B3, B4, B5, B6, B8, inclusion 1, inclusion 2, inclusion 3, inclusion 4, inclusion 5 to include, not 'B7'; B7 decides only the other way\n" in out
+    entries = {p.stem: load_path(p).data for p in (queued / "screening").glob("*.yaml")}
+    assert sorted(e["status"] for e in entries.values()) == ["excluded", "included", "pending"]
+    included = next(e for e in entries.values() if e["status"] == "included")
+    assert included["decision"]["rule"] == "B3"
+    assert "rule: B3" in (queued / "papers" / f"{included['decision']['key']}.yaml").read_text("utf-8").splitlines()
+    excluded = next(e for e in entries.values() if e["status"] == "excluded")
+    assert "rule" not in excluded["decision"]
     assert result.stderr.endswith("1 included, 1 excluded, 1 skipped\n")
+
+
+def test_screen_cites_the_rule_and_names_the_round(queued: Path, run_cli: Any) -> None:
+    # Act
+    included = run_cli("screen", "2609.11111", "--include", "--rule", "B3", "--round", "backfill")
+    excluded = run_cli(
+        "screen", "2610.33333", "--exclude", "out_of_scope", "--rule", "B7", "--round", "backfill",
+        "--note", "An LLM writes rewards for conventional RL agents.",
+    )  # fmt: skip
+    # Assert
+    assert (included.exit_code, excluded.exit_code) == (0, 0), included.output + excluded.output
+    paper = (queued / "papers" / "learning-to-delegate2026.yaml").read_text("utf-8").splitlines()
+    assert paper[paper.index("origin: discovery") + 2 : paper.index("origin: discovery") + 4] == [
+        "round: backfill",
+        "rule: B3",
+    ]
+    data = load_path(queued / "exclusions" / "E003.yaml").data
+    assert (data["round"], data["rule"]) == ("backfill", "B7")
+    decisions = [load_path(queued / "screening" / f"{i}.yaml").data["decision"] for i in ("2609.11111", "2610.33333")]
+    assert [d["rule"] for d in decisions] == ["B3", "B7"]
+    assert run_cli("validate", "exclusions").exit_code == 0
+
+
+def test_a_queue_file_that_names_its_round_passes_it_to_the_record(queued: Path, run_cli: Any) -> None:
+    path = queued / "screening" / "2610.33333.yaml"
+    path.write_text(path.read_text("utf-8").replace("score:", "round: backfill\nscore:", 1), "utf-8")
+    assert run_cli("screen", "2610.33333", "--exclude", "no_rl", "--note", "Not agents.").exit_code == 0
+    assert load_path(queued / "exclusions" / "E003.yaml").data["round"] == "backfill"
+
+
+def test_screen_lists_the_rules(living: Path, run_cli: Any) -> None:
+    result = run_cli("screen", "--rules")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[:2] == [
+        "Boundary rules (protocol.yaml boundary_rules; cite one with --rule B<n>):",
+        "  B1  A trained router, topology or orchestrator over frozen agents",
+    ]
+    assert [line[2:5] for line in lines if line.startswith("  B")] == [f"B{n} " for n in range(1, 9)]
+    assert "Inclusion rules (cite one with --rule 'inclusion <n>'):" in lines
+    assert "  exclusion 1: A prompted agent framework, with no training. (no_rl)" in lines
+    assert "        answer. [E032]" in lines
 
 
 # ---------------------------------------------------------------------------------------------

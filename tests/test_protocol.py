@@ -427,7 +427,10 @@ def test_a_records_round_and_rule_must_exist_in_the_protocol(
     result = run_cli("validate", "exclusions/E900.yaml")
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [f"exclusions/E900.yaml:{line}:1: {expected}"]
-    assert run_cli("build").exit_code == 1
+    if extra.startswith("round: backfil"):  # building checks the same (once is enough: it is slow)
+        build = run_cli("build")
+        assert build.exit_code == 1
+        assert f"exclusions/E900.yaml:{line}:1: {expected}" in build.output
 
 
 def test_a_paper_cites_a_rule_that_includes(repo_copy: Path, run_cli: Any) -> None:

@@ -330,10 +330,20 @@ def _ids(kind: str, **fields: Any) -> Iterator[str]:
 
 
 def scaffold(
-    candidate: Candidate, key: str, taxonomy: Taxonomy, origin: str = "contributor", added: str | None = None
+    candidate: Candidate,
+    key: str,
+    taxonomy: Taxonomy,
+    origin: str = "contributor",
+    added: str | None = None,
+    screening: dict[str, str | None] | None = None,
 ) -> str:
-    """Record text for *candidate*: facts filled in, judgement fields empty with their choices listed."""
+    """Record text for *candidate*: facts filled in, judgement fields empty with their choices listed.
+
+    *screening* may give the ``round`` and ``rule`` the screening decision named.
+    """
     facts: dict[str, Any] = {
+        **dict.fromkeys(("round", "rule")),
+        **(screening or {}),
         "key": key,
         "title": candidate.title,
         "authors": candidate.authors or None,

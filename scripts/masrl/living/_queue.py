@@ -40,6 +40,7 @@ FIELDS = (
     "source",
     "query_family",
     "query",
+    "round",
     "score",
     "terms",
     "title",
@@ -52,7 +53,7 @@ FIELDS = (
     "abstract",
     "decision",
 )
-DECISION_FIELDS = ("date", "key", "exclusion", "stage", "reasons", "note")
+DECISION_FIELDS = ("date", "key", "exclusion", "stage", "reasons", "rule", "note")
 WRAP = 96
 
 
