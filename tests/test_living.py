@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import re
 import shutil
 import threading
 import urllib.parse
@@ -96,9 +97,11 @@ def services(monkeypatch: pytest.MonkeyPatch) -> Iterator[Services]:
 
 @pytest.fixture
 def living(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The small fixture corpus with the repository's protocol.yaml."""
+    """The small fixture corpus with the repository's protocol.yaml, whose boundary rules keep
+    their cases but not their precedents (records of the repository, not of this corpus)."""
     root = fixture_corpus("small", tmp_path, monkeypatch)
-    shutil.copy(REPO / "protocol.yaml", root / "protocol.yaml")
+    text = (REPO / "protocol.yaml").read_text("utf-8")
+    (root / "protocol.yaml").write_text(re.sub(r"\n +precedents: \[[^\]]*\]", "", text), "utf-8")
     return root
 
 
@@ -526,7 +529,18 @@ def test_screen_lists_the_rules(living: Path, run_cli: Any) -> None:
     assert [line[2:5] for line in lines if line.startswith("  B")] == [f"B{n} " for n in range(1, 9)]
     assert "Inclusion rules (cite one with --rule 'inclusion <n>'):" in lines
     assert "  exclusion 1: A prompted agent framework, with no training. (no_rl)" in lines
-    assert "        answer. [E032]" in lines
+    assert any(line.startswith("      exclude (single_agent): A router hands each query to one") for line in lines)
+
+
+def test_the_rules_name_their_precedents() -> None:
+    from masrl._vocab import load_taxonomy
+    from masrl.living._protocol import load_protocol
+    from masrl.living.screen import rules_text
+
+    text = rules_text(load_protocol(REPO, load_taxonomy(REPO)), "exclude")
+    assert "        answer. [E032]\n" in text
+    assert "include (" not in text
+    assert "Inclusion rules" not in text
 
 
 # ---------------------------------------------------------------------------------------------
