@@ -16,7 +16,7 @@ from masrl._records import Corpus
 from masrl.living._protocol import Protocol, ProtocolError, load_protocol
 from masrl.living._sources import Found
 
-SOURCES = ("arxiv", "openalex", "manual")
+SOURCES = ("arxiv", "openalex", "manual", "list")
 TITLE_WIDTH = 60
 
 
@@ -108,6 +108,56 @@ def _fetch(root: Path, corpus: Corpus, protocol: Protocol, source: str, since: s
     return found
 
 
+def list_candidates(
+    root: Path, files: tuple[Path, ...], offline: bool
+) -> tuple[list[Found], list[str]]:
+    """The papers the curated lists *files* name, as candidates, and a note per paper that cannot
+    be queued (no link to it). Unless *offline*, the arXiv API fills in the facts of papers with
+    an arXiv id (title, authors, date, abstract), in batches and through the cache."""
+    from masrl.living._lists import ListError, read_list
+    from masrl.living._net import CACHE_DIR
+
+    found: list[Found] = []
+    notes: list[str] = []
+    for path in files:
+        try:
+            read = read_list(path)
+        except ListError as exc:
+            raise MasrlError(str(exc)) from None
+        for problem in read.problems:
+            notes.append(f"{problem.path}:{problem.line}: {problem.message}")
+        for item in read.papers:
+            if not item.url:
+                notes.append(f"{read.shown}:{item.line}: {item.title!r} has no link or identifier, so it cannot be queued")
+                continue
+            found.append(
+                Found(
+                    source="list",
+                    query_family=None,
+                    query=f"{path.name}:{item.line}",
+                    title=item.title or item.url,
+                    authors=[],
+                    published="",
+                    abstract="",
+                    url=item.url,
+                    arxiv=item.arxiv,
+                    doi=item.doi,
+                )
+            )
+    if not offline:
+        from masrl.living._facts import arxiv_entries
+
+        ids = list(dict.fromkeys(f.arxiv for f in found if f.arxiv))
+        facts = arxiv_entries(ids, root / CACHE_DIR) if ids else {}
+        for f in found:
+            entry = facts.get(f.arxiv or "")
+            if entry is not None:
+                f.title, f.authors, f.published, f.abstract = entry.title, entry.authors, entry.published, entry.abstract
+                f.doi = f.doi or entry.doi
+                f.comment, f.journal_ref = entry.comment, entry.journal_ref
+    return found, notes
+
+
 def _require_extras() -> None:
     missing = []
     for module, name in (("sklearn", "scikit-learn"), ("defusedxml", "defusedxml")):
@@ -167,6 +217,17 @@ def table(considered: list[Considered]) -> str:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print every candidate considered as JSON instead of the table.")
 @click.option("--dry-run", is_flag=True, help="Rank and print, but write nothing to screening/.")
+@click.option(
+    "--offline", is_flag=True, help="With --source list: queue what the list says, without asking arXiv for the facts."
+)
+@click.option(
+    "--round",
+    "round_id",
+    default=None,
+    metavar="ROUND",
+    help="The discovery round of protocol.yaml the queued candidates belong to (masrl screen passes it to the records).",
+)
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path), metavar="[FILE]...")
 @click.pass_context
 def command(
     ctx: click.Context,
@@ -176,6 +237,9 @@ def command(
     from_file: Path | None,
     as_json: bool,
     dry_run: bool,
+    offline: bool,
+    round_id: str | None,
+    files: tuple[Path, ...],
 ) -> None:
     """Search for new candidates under protocol.yaml and queue them in screening/.
 
@@ -187,12 +251,19 @@ def command(
     terms behind each score. Each new candidate becomes screening/<id>.yaml for `masrl screen`.
     Answers are cached in .masrl-cache/, so a rerun makes no request.
 
+    With --source list, reads instead the curated lists FILE... (a README in Markdown, a BibTeX
+    file or a CSV table naming papers by arXiv id, DOI, link or title), flags what the corpus
+    holds or excluded, and queues the rest; the arXiv API gives the facts of papers with an arXiv
+    id (--offline: only what the list says). `masrl coverage FILE` shows how much of a list the
+    corpus has screened.
+
     Example:
 
     \b
         masrl discover
         masrl discover --source arxiv --since 2026-05-04 --json
         masrl discover --source manual --from found-by-hand.yaml
+        masrl discover --source list awesome-list/README.md --round backfill
     """
     from masrl._scaffold import unfinished_records
     from masrl.living._net import NetworkError
@@ -204,11 +275,21 @@ def command(
         source = "manual"
     elif source == "manual" or from_file is not None:
         raise MasrlError("--source manual and --from FILE go together")
+    if (source == "list") != bool(files):
+        raise MasrlError("--source list and the list FILEs go together: masrl discover --source list FILE...")
+    if offline and source != "list":
+        raise MasrlError("--offline goes with --source list")
+    if source == "list" and (since or until):
+        raise MasrlError("a list has no date window: --since and --until go with the searches")
     _require_extras()
     root = root_of(ctx)
     loaded = load_tolerating_unfinished(root)
     corpus = loaded.corpus
     protocol = protocol_or_fail(root, corpus)
+    if round_id is not None:
+        from masrl.living.screen import check_round
+
+        check_round(protocol, round_id)
     today = dt.date.today().isoformat()
     for name, value in (("--since", since), ("--until", until)):
         if value is not None:
@@ -221,8 +302,11 @@ def command(
         since = last.cutoff if last else protocol.rounds[0].start
     until = until or today
     found: list[Found] = []
+    notes: list[str] = []
     try:
-        if source == "manual":
+        if source == "list":
+            found, notes = list_candidates(root, files, offline)
+        elif source == "manual":
             assert from_file is not None
             if not from_file.is_file():
                 raise MasrlError(f"cannot read {from_file}: no such file")
@@ -237,12 +321,26 @@ def command(
         considered = consider(root, corpus, protocol, found, unfinished_records(loaded))
     except (NetworkError, SourceError, MissingExtra) as exc:
         raise MasrlError(str(exc)) from None
+    if source == "list":
+        # as `masrl coverage` matches: a listed title that holds a record's whole title is that record
+        from masrl.living._lists import Owners
+
+        owners = Owners(corpus, unfinished_records(loaded))
+        for c in considered:
+            if c.new:
+                c.known = owners.owner(c.found.arxiv, c.found.doi, c.found.url, c.found.title)
+        considered.sort(key=lambda c: (not c.new, -c.score, c.found.ident))
     written = 0
     if not dry_run:
         for c in considered:
             if c.new:
-                write_entry(root, entry_data(c.found, c.score, c.terms, today))
+                data = entry_data(c.found, c.score, c.terms, today)
+                if round_id is not None:
+                    data["round"] = round_id
+                write_entry(root, data)
                 written += 1
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
     if as_json:
         click.echo(json.dumps([c.as_json() for c in considered], indent=2, ensure_ascii=False))
     else:
@@ -250,8 +348,9 @@ def command(
     known = sum(1 for c in considered if c.known)
     earlier = sum(1 for c in considered if c.earlier)
     where = "" if dry_run else f", {written} written to screening/"
+    origin = f"from {', '.join(p.name for p in files)}" if source == "list" else f"from {since} to {until}"
     click.echo(
-        f"{len(considered)} candidates from {since} to {until}: {known} known, {earlier} already queued, "
+        f"{len(considered)} candidates {origin}: {known} known, {earlier} already queued, "
         f"{len(considered) - known - earlier} new{where}",
         err=True,
     )
