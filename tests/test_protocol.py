@@ -330,7 +330,10 @@ def test_only_a_round_of_named_records_may_overlap_or_share_a_cutoff() -> None:
     # Arrange: the backfill round (2023-01-01 to 2026-12-01) shares round 2's cutoff; moved to end
     # later, it overlaps round 2's window
     shared = PROTOCOL_TEXT.replace("    membership: named\n", "")
-    later = PROTOCOL_TEXT.replace('end: "2026-12-01"\n    cutoff: "2026-12-01"\n    origin: discovery\n    membership', 'end: "2026-12-05"\n    cutoff: "2026-12-05"\n    origin: discovery\n    membership')
+    later = PROTOCOL_TEXT.replace(
+        'end: "2026-12-01"\n    cutoff: "2026-12-01"\n    origin: discovery\n    membership',
+        'end: "2026-12-05"\n    cutoff: "2026-12-05"\n    origin: discovery\n    membership',
+    )
     overlapping = later.replace("    membership: named\n", "")
     cutoff = _line_of(shared, '    cutoff: "2026-12-01"', BACKFILL)
     start = _line_of(overlapping, '    start: "2023-01-01"', BACKFILL)

@@ -37,7 +37,14 @@ from masrl._records import Corpus, display_path
 from masrl._scaffold import normalise_title
 
 MAX_BYTES = 20_000_000  # a curated list is tens of kilobytes; anything this large is a mistake
-FORMATS = {".md": "markdown", ".markdown": "markdown", ".bib": "bibtex", ".bibtex": "bibtex", ".csv": "csv", ".tsv": "csv"}
+FORMATS = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".bib": "bibtex",
+    ".bibtex": "bibtex",
+    ".csv": "csv",
+    ".tsv": "csv",
+}
 
 # arXiv ids: new style YYMM.NNNN(N) and old style archive(.SC)/YYMMNNN, each with an optional version.
 _NEW = r"\d{2}(?:0[1-9]|1[0-2])\.\d{4,5}"
@@ -88,10 +95,11 @@ _GENERIC = re.compile(
 )
 _PAPER_LABEL = re.compile(r"^\W*(?:paper|pdf|arxiv|abs|abstract|openreview|acl|doi|html)\W*$", re.I)
 # Tags around a title in curated lists: "[2025/03]", "(ICML 2025)", "**[NeurIPS'24]**", ":fire:".
-_BRACKETED = re.compile(
-    r"\[[^\]]{0,40}\]|\((?:[^()]{0,30}(?:'\d{2}\b|\b(?:19|20)\d{2}\b)[^()]{0,10}|arxiv|preprint)\)|^\s*\([^()]{1,20}\)",
-    re.I,
-)
+# ... at the start ("[2025/03]", "(arxiv'25)", "`[2023/03]`") or the end ("[NeurIPS'24]") of a title,
+# and a venue or year in parentheses anywhere ("(ICLR 2025)")
+_LEADING_TAG = re.compile(r"^\s*(?:\[[^\]]{0,40}\]|\([^()]{1,20}\)|`[^`]{0,40}`)")
+_TRAILING_TAG = re.compile(r"\[[^\]]{0,40}\]\s*$")
+_YEAR_TAG = re.compile(r"\((?:[^()]{0,30}(?:'\d{2}\b|\b(?:19|20)\d{2}\b)[^()]{0,10}|arxiv|preprint)\)", re.I)
 _ET_AL = re.compile(r"(?:,?\s+[A-Z][\w'’-]+)?,?\s+et\s+al\.?$")
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
 _SYMBOLS = re.compile(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]")
@@ -168,8 +176,12 @@ def is_paper_link(url: str) -> bool:
 def clean_title(text: str, min_words: int = 2) -> str | None:
     """*text* as a title: tags, dates, emoji, a trailing "Li et al." and surrounding punctuation
     dropped; None if fewer than *min_words* words are left, or only a link label."""
-    text = _EMOJI_CODE.sub(" ", _SYMBOLS.sub(" ", text))
-    text = _BRACKETED.sub(" ", text.strip())
+    text = _EMOJI_CODE.sub(" ", _SYMBOLS.sub(" ", text)).strip()
+    while _LEADING_TAG.search(text):
+        text = _LEADING_TAG.sub("", text, count=1).strip()
+    while _TRAILING_TAG.search(text):
+        text = _TRAILING_TAG.sub("", text, count=1).strip()
+    text = _YEAR_TAG.sub(" ", text)
     text = re.sub(r"https?://\S+", " ", text)
     text = " ".join(text.split())
     text = _ET_AL.sub("", text)
@@ -419,14 +431,16 @@ def read_bibtex(text: str, shown: str) -> tuple[list[Listed], list[Problem]]:
         m = _ARXIV_BARE.match(eprint)
         if m and (fields.get("archiveprefix", "arxiv").lower() == "arxiv"):
             arxiv = arxiv_id(m)
-        found_arxiv, dois = ids_in(" ".join(fields.get(k, "") for k in ("journal", "url", "note", "howpublished", "doi")))
+        found_arxiv, dois = ids_in(
+            " ".join(fields.get(k, "") for k in ("journal", "url", "note", "howpublished", "doi"))
+        )
         arxiv = arxiv or (found_arxiv[0] if found_arxiv else None)
         doi = dois[0] if dois else None
         url = fields.get("url") or _default_url(arxiv, doi)
         if title or arxiv or doi:
-            out.append(Listed(entry.start_line + 1, title, arxiv, doi, url))
+            out.append(Listed((entry.start_line or 0) + 1, title, arxiv, doi, url))
     problems = [
-        Problem(shown, block.start_line + 1, 1, "", "this BibTeX entry cannot be read, so it was left out")
+        Problem(shown, (block.start_line or 0) + 1, 1, "", "this BibTeX entry cannot be read, so it was left out")
         for block in library.failed_blocks
     ]
     return out, problems

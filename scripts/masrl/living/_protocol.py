@@ -272,7 +272,9 @@ def protocol_schema(taxonomy: Taxonomy) -> dict[str, Any]:
                         "decision": {"description": "What the case decides.", "enum": list(DECISIONS)},
                         "inclusion": {**rule_id, "description": "An include case: the inclusion rule it holds under."},
                         "reasons": _list(
-                            _ids(taxonomy, v.EXCLUSION_REASON), "An exclude case: the reason codes recorded.", unique=True
+                            _ids(taxonomy, v.EXCLUSION_REASON),
+                            "An exclude case: the reason codes recorded.",
+                            unique=True,
                         ),
                         "when": _text("When the case applies, one sentence."),
                         "precedents": _list(
@@ -343,7 +345,9 @@ def protocol_schema(taxonomy: Taxonomy) -> dict[str, Any]:
                 "query_families": _list(family, "The query families."),
                 "inclusion": _list(inclusion, "An entry is kept if at least one holds."),
                 "exclusion": _list(exclusion, "An entry is dropped when it is only one of these."),
-                "boundary_rules": _list(boundary, "Written decisions for recurring edge cases, each with its precedents."),
+                "boundary_rules": _list(
+                    boundary, "Written decisions for recurring edge cases, each with its precedents."
+                ),
                 "stages": _list(_ids(taxonomy, v.SCREENING_STAGE), "The screening stages, in order.", unique=True),
                 "rounds": _list(round_, "The search rounds, oldest first."),
             },
@@ -554,14 +558,18 @@ def _boundary_problems(data: dict[str, Any], at: Callable[[Path_, str], Problem]
             where: Path_ = ("boundary_rules", i, "cases", j)
             if case["decision"] == "include":
                 if "inclusion" not in case:
-                    yield at((*where, "decision"), "an include case names the inclusion rule it holds under (inclusion: N)")
+                    yield at(
+                        (*where, "decision"), "an include case names the inclusion rule it holds under (inclusion: N)"
+                    )
                 elif case["inclusion"] not in inclusion:
                     yield at(
                         (*where, "inclusion"),
                         f"inclusion must be the number of an inclusion rule ({', '.join(map(str, inclusion))}), not {case['inclusion']}",
                     )
                 if "reasons" in case:
-                    yield at((*where, "reasons"), "an include case records no reason codes; they belong to exclude cases")
+                    yield at(
+                        (*where, "reasons"), "an include case records no reason codes; they belong to exclude cases"
+                    )
             else:
                 if "reasons" not in case:
                     yield at((*where, "decision"), "an exclude case lists the reason codes it records (reasons: [...])")
@@ -749,11 +757,12 @@ def corpus_problems(protocol: Protocol, shown: str, corpus: Corpus, handles: lis
                     )
     docs = {h.shown: h.doc for h in handles}
     rounds = {r.id: r for r in protocol.rounds}
-    for record in (*corpus.papers, *corpus.exclusions):
+    records: list[Paper | Exclusion] = [*corpus.papers, *corpus.exclusions]
+    for record in records:
         rec_doc = docs.get(record.path)
         decision = "include" if isinstance(record, Paper) else "exclude"
 
-        def at(name: str, message: str) -> Problem:
+        def at(name: str, message: str, record: Paper | Exclusion = record, rec_doc: Any = rec_doc) -> Problem:
             mark = rec_doc.mark((name,)) if rec_doc else None
             return Problem(record.path, mark.line if mark else 1, mark.column if mark else 1, name, message)
 
@@ -792,7 +801,8 @@ def check_with_records(root: Path, loaded: Loaded) -> tuple[Protocol | None, lis
     if not path.is_file():
         out = []
         docs = {h.shown: h.doc for h in loaded.handles}
-        for record in (*loaded.corpus.papers, *loaded.corpus.exclusions):
+        records: list[Paper | Exclusion] = [*loaded.corpus.papers, *loaded.corpus.exclusions]
+        for record in records:
             for name in ("round", "rule"):
                 if getattr(record, name) is not None:
                     doc = docs.get(record.path)

@@ -101,7 +101,9 @@ def text_report(results: Sequence[Coverage]) -> str:
 
 @click.command(name="coverage")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print every listed paper with what the corpus made of it, as JSON.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print every listed paper with what the corpus made of it, as JSON."
+)
 @click.pass_context
 def command(ctx: click.Context, files: tuple[Path, ...], as_json: bool) -> None:
     """Compare the corpus with curated lists of the field kept elsewhere.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,11 +110,12 @@ def _fetch(root: Path, corpus: Corpus, protocol: Protocol, source: str, since: s
 
 
 def list_candidates(
-    root: Path, files: tuple[Path, ...], offline: bool
+    root: Path, files: tuple[Path, ...], offline: bool, known: Callable[[Found], bool]
 ) -> tuple[list[Found], list[str]]:
     """The papers the curated lists *files* name, as candidates, and a note per paper that cannot
-    be queued (no link to it). Unless *offline*, the arXiv API fills in the facts of papers with
-    an arXiv id (title, authors, date, abstract), in batches and through the cache."""
+    be queued (no link to it). Unless *offline*, the arXiv API fills in the facts of the papers
+    with an arXiv id that are not *known* already (title, authors, date, abstract), in batches and
+    through the cache."""
     from masrl.living._lists import ListError, read_list
     from masrl.living._net import CACHE_DIR
 
@@ -128,7 +130,9 @@ def list_candidates(
             notes.append(f"{problem.path}:{problem.line}: {problem.message}")
         for item in read.papers:
             if not item.url:
-                notes.append(f"{read.shown}:{item.line}: {item.title!r} has no link or identifier, so it cannot be queued")
+                notes.append(
+                    f"{read.shown}:{item.line}: {item.title!r} has no link or identifier, so it cannot be queued"
+                )
                 continue
             found.append(
                 Found(
@@ -139,7 +143,7 @@ def list_candidates(
                     authors=[],
                     published="",
                     abstract="",
-                    url=item.url,
+                    url=f"https://arxiv.org/abs/{item.arxiv}" if item.arxiv else item.url,
                     arxiv=item.arxiv,
                     doi=item.doi,
                 )
@@ -147,15 +151,37 @@ def list_candidates(
     if not offline:
         from masrl.living._facts import arxiv_entries
 
-        ids = list(dict.fromkeys(f.arxiv for f in found if f.arxiv))
+        ids = list(dict.fromkeys(f.arxiv for f in found if f.arxiv and not known(f)))
         facts = arxiv_entries(ids, root / CACHE_DIR) if ids else {}
         for f in found:
             entry = facts.get(f.arxiv or "")
             if entry is not None:
-                f.title, f.authors, f.published, f.abstract = entry.title, entry.authors, entry.published, entry.abstract
+                f.title, f.authors, f.published, f.abstract = (
+                    entry.title,
+                    entry.authors,
+                    entry.published,
+                    entry.abstract,
+                )
                 f.doi = f.doi or entry.doi
                 f.comment, f.journal_ref = entry.comment, entry.journal_ref
     return found, notes
+
+
+def _known_or_queued(root: Path, loaded: Any) -> Callable[[Found], bool]:
+    """Whether a listed paper is a record of the corpus (as `masrl coverage` matches) or queued."""
+    from masrl._scaffold import unfinished_records
+    from masrl.living._lists import Owners
+    from masrl.living._queue import read_queue
+
+    owners = Owners(loaded.corpus, unfinished_records(loaded))
+    entries, _ = read_queue(root)
+    queued = {name for e in entries for name in e.names()}
+
+    def known(f: Found) -> bool:
+        names = {n.lower() for n in (f.arxiv, f.doi) if n}
+        return bool(names & queued) or owners.owner(f.arxiv, f.doi, f.url, f.title) is not None
+
+    return known
 
 
 def _require_extras() -> None:
@@ -305,7 +331,7 @@ def command(
     notes: list[str] = []
     try:
         if source == "list":
-            found, notes = list_candidates(root, files, offline)
+            found, notes = list_candidates(root, files, offline, _known_or_queued(root, loaded))
         elif source == "manual":
             assert from_file is not None
             if not from_file.is_file():

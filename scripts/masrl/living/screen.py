@@ -122,7 +122,9 @@ def rules_text(protocol: Protocol, decision: str | None = None) -> str:
         for r in rules:
             codes = f" ({', '.join(r.reasons)})" if r.reasons else ""
             lines.extend(
-                textwrap.wrap(f"{name} {r.id}: {r.text}{codes}", width=96, initial_indent="  ", subsequent_indent="    ")
+                textwrap.wrap(
+                    f"{name} {r.id}: {r.text}{codes}", width=96, initial_indent="  ", subsequent_indent="    "
+                )
             )
     return "\n".join(lines) + "\n"
 
@@ -215,9 +217,7 @@ def _next_exclusion_id(session: Session) -> str:
     return f"E{max(numbers) + 1:03d}"
 
 
-def exclude(
-    session: Session, entry: Entry, reasons: list[str], stage: str, note: str, rule: str | None = None
-) -> str:
+def exclude(session: Session, entry: Entry, reasons: list[str], stage: str, note: str, rule: str | None = None) -> str:
     """Write the exclusion record for *entry*; returns what was done, for the user."""
     from masrl._format import dump_record
     from masrl._schema import check_record
