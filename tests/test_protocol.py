@@ -491,3 +491,21 @@ def test_the_screening_page_renders_the_boundary_rules(repo_copy: Path) -> None:
     )
     assert "Precedents: [mae](papers/mae.md), [sage2026](papers/sage2026.md)" in page
     assert "Backfill round (`backfill`) owns only the records that name it (`round: backfill`)" in page
+
+
+def test_the_screening_page_lists_what_each_round_searched(repo_copy: Path) -> None:
+    page = (repo_copy / "site" / "docs" / "screening.md").read_text("utf-8")
+    section = page.split("#### What Backfill round searched", 1)[1]
+    backfill = PROTOCOL.round("backfill")
+    assert backfill.sources  # named and dated in protocol.yaml
+    kinds = {x.source for x in backfill.sources}
+    assert kinds >= {"curated_lists", "surveys", "arxiv", "snowballing"}
+    # one table per kind of source, a row per source with the day it was read
+    for source in PROTOCOL.sources:
+        assert (f"**{source.label}**" in section) == (source.id in kinds), source.id
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "| 20" in line]
+    assert len(rows) == len(backfill.sources)
+    assert (
+        "| [chen742/Awesome\\_multi-agent-system, README.md](https://github.com/chen742/Awesome_multi-agent-system) "
+        "| 2026-12-01 | `82957f2ba7c0` |  |" in section
+    )

@@ -277,6 +277,7 @@ def render_site(
         rule_numbers=lambda reasons: sorted({r.id for code in reasons for r in protocol.rules_for(code)}),
         source_labels={x.id: x.label for x in protocol.sources} if protocol else {},
         family_labels={f.id: f.label for f in protocol.query_families} if protocol else {},
+        short_version=lambda text: text[:12] if re.fullmatch(r"[0-9a-f]{40}", text) else text,
     )
     page("contributing.md", "contributing.md.j2", body=_contributing(corpus.root))
     if traces is not None:
