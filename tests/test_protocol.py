@@ -408,6 +408,12 @@ def test_a_backfill_record_counts_in_its_own_round_flow(repo_copy: Path) -> None
     counts = round_counts(loaded.corpus, PROTOCOL)
     assert (counts["backfill"]["identified"], counts["backfill"]["excluded"]) == (1, 1)
     assert counts["round-2"]["excluded"] == before["round-2"]["excluded"] + 1
+    # the JSON export carries what the record names
+    from masrl._export import corpus_json
+
+    exported = {e["id"]: e for e in json.loads(corpus_json(loaded.corpus))["exclusions"]}
+    assert (exported["E900"]["round"], exported["E900"]["rule"]) == ("backfill", "B1")
+    assert (exported["E901"]["round"], exported["E901"]["rule"]) == (None, None)
 
 
 @pytest.mark.parametrize(

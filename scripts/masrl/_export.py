@@ -170,6 +170,8 @@ def paper_dict(p: Paper, taxonomy: Taxonomy) -> dict[str, Any]:
         "bibtex": dict(p.bibtex),
         **_tags_json(p, taxonomy, "paper"),
         "added": p.added,
+        "round": p.round,
+        "rule": p.rule,
         "changes": [{"date": c.date, "note": c.note} for c in p.changes],
         "strict_credit": p.strict_credit,
         "subdecisions": None
@@ -211,6 +213,8 @@ def corpus_json(corpus: Corpus) -> str:
                 "reasons": list(e.reasons),
                 **_tags_json(e, tax, "exclusion"),
                 "added": e.added,
+                "round": e.round,
+                "rule": e.rule,
                 "changes": [{"date": c.date, "note": c.note} for c in e.changes],
                 "note": e.note,
                 **({} if e.if_retained is None else {"if_retained": _retained_dict(e.if_retained)}),
