@@ -515,3 +515,20 @@ def test_the_screening_page_lists_what_each_round_searched(repo_copy: Path) -> N
         "| [chen742/Awesome\\_multi-agent-system, README.md](https://github.com/chen742/Awesome_multi-agent-system) "
         "| 2026-12-01 | `82957f2ba7c0` |  |" in section
     )
+
+
+def test_a_round_with_records_gets_its_own_flow_on_the_screening_page(repo_copy: Path, run_cli: Any) -> None:
+    # Arrange: one backfill exclusion
+    _discovery_exclusion(repo_copy, "900", "round: backfill\nrule: B1\n")
+    # Act
+    result = run_cli("build")
+    # Assert
+    assert result.exit_code == 0, result.output
+    page = (repo_copy / "site" / "docs" / "screening.md").read_text("utf-8")
+    assert "](figures/screening-flow-backfill.svg#only-light)" in page
+    assert (repo_copy / "site" / "docs" / "figures" / "screening-flow-backfill.svg").is_file()
+    row = next(line for line in page.splitlines() if line.startswith("| Backfill round (`backfill`)"))
+    assert (
+        row
+        == "| Backfill round (`backfill`) | 2023-01-01 to 2026-12-01 | 2026-12-01 | 1 | 1 (abstract screen 1) | 0 |  |"
+    )
