@@ -209,7 +209,9 @@ def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture(autouse=True)
 def _no_request_pacing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Requests to the loopback services go out at once (the pacing test sets its own pauses)."""
+    """Requests to the loopback services go out at once, and retries do not sleep (the pacing and
+    retry tests set their own pauses and record the waits)."""
     from masrl.living import _net
 
     monkeypatch.setattr(_net, "PACE_S", dict.fromkeys(_net.PACE_S, 0.0))
+    monkeypatch.setattr(_net, "wait", lambda seconds, why: None)

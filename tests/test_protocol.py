@@ -78,7 +78,7 @@ def test_the_protocol_holds_the_surveys_facts() -> None:
         ("      identified: 116\n", "      identified: many\n", ["protocol.yaml:235:7: rounds[0].reported.identified: identified must be a whole number, not text"]),
         ("  - id: 1\n    text: It trains", "  - id: 0\n    text: It trains", ["protocol.yaml:84:5: inclusion[0].id: id must be at least 1, not 0"]),
         # rules across items
-        ("  - id: credit_assignment\n", "  - id: multi_agent_llm_rl\n", ["protocol.yaml:58:5: query_families[1].id: id 'multi_agent_llm_rl' is already used by query_families[0]"]),
+        ("  - id: acl_anthology\n", "  - id: arxiv\n", ["protocol.yaml:34:5: sources[1].id: id 'arxiv' is already used by sources[0]"]),
         ('    end: "2026-12-01"\n', '    end: "2026-05-01"\n', [
             "protocol.yaml:241:5: rounds[1].end: end 2026-05-01 must not be before start 2026-05-04",
             "protocol.yaml:242:5: rounds[1].cutoff: cutoff 2026-12-01 must lie in the window 2026-05-04 to 2026-05-01",
@@ -289,9 +289,9 @@ def test_every_boundary_rule_mistake_is_named_with_its_line(old: str, new: str, 
 
 
 def _with_backfill(extra: str) -> str:
-    """The repository's protocol, its backfill round given *extra* lines (sources and so on)."""
-    assert PROTOCOL_TEXT.endswith("    membership: named\n")
-    return PROTOCOL_TEXT.split(BACKFILL)[0] + BACKFILL + PROTOCOL_TEXT.split(BACKFILL)[1] + extra
+    """The repository's protocol, its backfill round (the last) given *extra* lines (its sources) instead of its own."""
+    head, backfill = PROTOCOL_TEXT.split(BACKFILL)
+    return head + BACKFILL + backfill.split("    sources:\n")[0] + extra
 
 
 SOURCE = """    sources:

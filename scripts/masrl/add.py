@@ -71,15 +71,18 @@ def command(ctx: click.Context, bib: Path | None, arxiv_ids: tuple[str, ...], dr
     else:
         from masrl._arxiv import ArxivError, fetch, parse
 
+        notes: list[str] = []
         for raw in arxiv_ids:
             arxiv_id = re.sub(r"^(arxiv:|https?://arxiv\.org/abs/)", "", raw.strip(), flags=re.I)
             if not check_identifier("arxiv", arxiv_id):
                 problems.append(f"{raw!r} is not an arXiv id (expected e.g. 2508.04652)")
                 continue
             try:
-                candidates.append(parse(fetch(arxiv_id), arxiv_id))
+                candidates.append(parse(fetch(arxiv_id), arxiv_id, notes))
             except ArxivError as exc:
                 raise MasrlError(str(exc)) from None
+        for note in notes:
+            click.echo(f"note: {note}", err=True)
     taken = {p.key for p in corpus.papers} | {h.name for h in loaded.handles if h.kind == "paper" and h.name}
     planned: list[tuple[str, str]] = []
     for i, candidate in enumerate(candidates):

@@ -518,8 +518,8 @@ def _rule_problems(data: dict[str, Any], doc: Document, shown: str) -> Iterator[
 
 def _round_source_problems(data: dict[str, Any], at: Callable[[Path_, str], Problem]) -> Iterator[Problem]:
     """A round's sources name protocol sources and query families, on real dates in order."""
-    sources = [s["id"] for s in data["sources"]]
-    families = [f["id"] for f in data["query_families"]]
+    sources = list(dict.fromkeys(s["id"] for s in data["sources"]))
+    families = list(dict.fromkeys(f["id"] for f in data["query_families"]))
     for i, item in enumerate(data["rounds"]):
         if item.get("membership") == "named" and item["origin"] != "discovery":
             yield at(("rounds", i, "membership"), "only a discovery round can own the records that name it")

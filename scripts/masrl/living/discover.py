@@ -79,7 +79,7 @@ def consider(
     for f in found:  # the same work found by two queries or sources is one candidate
         seen.setdefault(f.ident, f)
     unique = list(seen.values())
-    scores = rank(corpus, protocol, [f"{f.title} {f.abstract}" for f in unique])
+    scores = rank(root, corpus, protocol, [f"{f.title}. {f.abstract}" for f in unique])
     out = []
     for f, s in zip(unique, scores, strict=True):
         owner = known.match(f.arxiv, f.doi, f.url, f.title)
@@ -90,34 +90,41 @@ def consider(
     return out
 
 
-def _fetch(root: Path, corpus: Corpus, protocol: Protocol, source: str, since: str, until: str) -> list[Found]:
-    from masrl.living._net import CACHE_DIR
+def _fetch(
+    client: Any,
+    corpus: Corpus,
+    protocol: Protocol,
+    source: str,
+    since: str,
+    until: str,
+    found: list[Found],
+    notes: list[str],
+) -> None:
+    """Add to *found* what *source* finds in the window; what was added stays there if a request fails."""
     from masrl.living._sources import search_arxiv, snowball_openalex
 
-    cache = root / CACHE_DIR
-    found: list[Found] = []
     if source == "arxiv":
         families = [f for f in protocol.query_families if f.arxiv_query]
         with click.progressbar(families, label="arXiv query families", file=sys.stderr) as families_bar:
             for family in families_bar:
-                found.extend(search_arxiv(family, since, until, cache))
+                for candidate in search_arxiv(family, since, until, client, notes):
+                    found.append(candidate)
     else:
         core = [p for p in corpus.papers if p.role == "core"]
         with click.progressbar(core, label="OpenAlex core papers", file=sys.stderr) as papers_bar:
             for paper in papers_bar:
-                found.extend(snowball_openalex(paper, since, until, cache))
-    return found
+                for candidate in snowball_openalex(paper, since, until, client, notes):
+                    found.append(candidate)
 
 
 def list_candidates(
-    root: Path, files: tuple[Path, ...], offline: bool, known: Callable[[Found], bool]
+    files: tuple[Path, ...], client: Any, known: Callable[[Found], bool]
 ) -> tuple[list[Found], list[str]]:
     """The papers the curated lists *files* name, as candidates, and a note per paper that cannot
-    be queued (no link to it). Unless *offline*, the arXiv API fills in the facts of the papers
-    with an arXiv id that are not *known* already (title, authors, date, abstract), in batches and
-    through the cache."""
+    be queued (no link to it). With a *client* (None: offline), the arXiv API fills in the facts
+    of the papers with an arXiv id that are not *known* already (title, authors, date, abstract),
+    in batches and through the cache."""
     from masrl.living._lists import ListError, read_list
-    from masrl.living._net import CACHE_DIR
 
     found: list[Found] = []
     notes: list[str] = []
@@ -148,11 +155,11 @@ def list_candidates(
                     doi=item.doi,
                 )
             )
-    if not offline:
+    if client is not None:
         from masrl.living._facts import arxiv_entries
 
         ids = list(dict.fromkeys(f.arxiv for f in found if f.arxiv and not known(f)))
-        facts = arxiv_entries(ids, root / CACHE_DIR) if ids else {}
+        facts = arxiv_entries(ids, client) if ids else {}
         for f in found:
             entry = facts.get(f.arxiv or "")
             if entry is not None:
@@ -186,7 +193,7 @@ def _known_or_queued(root: Path, loaded: Any) -> Callable[[Found], bool]:
 
 def _require_extras() -> None:
     missing = []
-    for module, name in (("sklearn", "scikit-learn"), ("defusedxml", "defusedxml")):
+    for module, name in (("sklearn", "scikit-learn"),):
         try:
             __import__(module)
         except ImportError:
@@ -220,6 +227,34 @@ def table(considered: list[Considered]) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+def _cell(text: str) -> str:
+    """*text* safe inside a Markdown table cell (no pipe, no markup, no line break)."""
+    import html
+
+    return html.escape(" ".join(text.split()), quote=False).replace("|", "\\|")
+
+
+def markdown(considered: list[Considered], since: str, until: str, notes: list[str]) -> str:
+    """The ranked table for a pull request: new candidates first, then those the corpus already has."""
+    new = [c for c in considered if c.new]
+    lines = [
+        f"**{len(new)} new candidates** from {since} to {until} "
+        f"({len(considered) - len(new)} more found that the corpus or the queue already holds).",
+        "",
+        "| rank | title | id | score | top terms | status |",
+        "| ---: | --- | --- | ---: | --- | --- |",
+    ]
+    for i, c in enumerate(considered, 1):
+        f = c.found
+        title = f"[{_cell(f.title)}]({f.url})" if f.url.startswith(("http://", "https://")) else _cell(f.title)
+        status = "new" if c.new else (f"known: {c.known}" if c.known else f"queued: {c.earlier}")
+        terms = ", ".join(_cell(t) for t in c.terms)
+        lines.append(f"| {i if c.new else ''} | {title} | `{f.ident}` | {c.score:.3f} | {terms} | {_cell(status)} |")
+    if notes:
+        lines += ["", "Notes:", ""] + [f"- {_cell(n)}" for n in notes]
+    return "\n".join(lines) + "\n"
+
+
 @click.command(name="discover")
 @click.option(
     "--source",
@@ -242,7 +277,15 @@ def table(considered: list[Considered]) -> str:
     help="With --source manual: a YAML list of candidates found by hand.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print every candidate considered as JSON instead of the table.")
+@click.option(
+    "--markdown", "as_markdown", is_flag=True, help="Print the ranked table as Markdown (a pull request's body)."
+)
 @click.option("--dry-run", is_flag=True, help="Rank and print, but write nothing to screening/.")
+@click.option(
+    "--evaluate",
+    is_flag=True,
+    help="Search nothing: replay the recorded screening decisions and report how well the ranker orders them.",
+)
 @click.option(
     "--offline", is_flag=True, help="With --source list: queue what the list says, without asking arXiv for the facts."
 )
@@ -262,7 +305,9 @@ def command(
     until: str | None,
     from_file: Path | None,
     as_json: bool,
+    as_markdown: bool,
     dry_run: bool,
+    evaluate: bool,
     offline: bool,
     round_id: str | None,
     files: tuple[Path, ...],
@@ -273,15 +318,19 @@ def command(
     works citing, or cited by, the corpus's core papers. Candidates the corpus already holds
     (a paper or an exclusion, by arXiv id with or without version, DOI, or near-identical
     title) and those already queued are flagged; the rest are ranked by likely inclusion, a
-    classifier trained on the retained and excluded records and the protocol's terms, with the
-    terms behind each score. Each new candidate becomes screening/<id>.yaml for `masrl screen`.
-    Answers are cached in .masrl-cache/, so a rerun makes no request.
+    classifier trained on the titles and abstracts of screened candidates and on the retained
+    papers, with the terms behind each score. Each new candidate becomes screening/<id>.yaml for
+    `masrl screen`. Answers are cached in .masrl-cache/ for a week (`masrl cache clear` drops
+    them). A service that stays unavailable after its retries ends the search: what was found
+    before is still ranked and queued, and the command exits 1 saying when to run it again.
+    With --evaluate, nothing is searched: the recorded decisions are replayed round by round and
+    by k-fold, beside ASReview's default model.
 
     With --source list, reads instead the curated lists FILE... (a README in Markdown, a BibTeX
     file or a CSV table naming papers by arXiv id, DOI, link or title), flags what the corpus
     holds or excluded, and queues the rest; the arXiv API gives the facts of papers with an arXiv
     id (--offline: only what the list says). `masrl coverage FILE` shows how much of a list the
-    corpus has screened.
+    corpus has screened. --round names the discovery round the queued candidates belong to.
 
     Example:
 
@@ -290,13 +339,17 @@ def command(
         masrl discover --source arxiv --since 2026-05-04 --json
         masrl discover --source manual --from found-by-hand.yaml
         masrl discover --source list awesome-list/README.md --round backfill
+        masrl discover --markdown > pr-body.md
+        masrl discover --evaluate
     """
     from masrl._scaffold import unfinished_records
-    from masrl.living._net import NetworkError
+    from masrl.living._net import CACHE_DAYS, CACHE_DIR, Client, NetworkError
     from masrl.living._queue import entry_data, write_entry
     from masrl.living._rank import MissingExtra
     from masrl.living._sources import SourceError, read_manual
 
+    if as_json and as_markdown:
+        raise MasrlError("--json and --markdown go one at a time")
     if from_file is not None and source in (None, "manual"):
         source = "manual"
     elif source == "manual" or from_file is not None:
@@ -316,6 +369,14 @@ def command(
         from masrl.living.screen import check_round
 
         check_round(protocol, round_id)
+    if evaluate:
+        from masrl.living._evaluate import evaluate_report
+
+        try:
+            click.echo(evaluate_report(root, corpus, protocol), nl=False)
+        except MissingExtra as exc:
+            raise MasrlError(str(exc)) from None
+        return
     today = dt.date.today().isoformat()
     for name, value in (("--since", since), ("--until", until)):
         if value is not None:
@@ -327,25 +388,41 @@ def command(
         last = protocol.last_closed_round(today)
         since = last.cutoff if last else protocol.rounds[0].start
     until = until or today
+    if since > until:
+        raise MasrlError(f"--since {since} is after --until {until}")
     found: list[Found] = []
     notes: list[str] = []
+    failure: str | None = None
+    cached = 0
+    if source == "list" and offline:
+        found, notes = list_candidates(files, None, _known_or_queued(root, loaded))
+    elif source == "list":
+        with Client(root / CACHE_DIR) as client:
+            try:
+                found, notes = list_candidates(files, client, _known_or_queued(root, loaded))
+            except (NetworkError, SourceError) as exc:
+                raise MasrlError(f"{exc}; run again later, or with --offline to queue what the list says") from None
+            cached = client.from_cache
+    elif source == "manual":
+        assert from_file is not None
+        if not from_file.is_file():
+            raise MasrlError(f"cannot read {from_file}: no such file")
+        found, problems = read_manual(from_file, protocol)
+        if problems:
+            report(problems, 1)
+            click.echo("Nothing was written.", err=True)
+            raise ReportedFailure()
+    else:
+        with Client(root / CACHE_DIR) as client:
+            try:
+                for name in (source,) if source else ("arxiv", "openalex"):
+                    _fetch(client, corpus, protocol, name, since, until, found, notes)
+            except (NetworkError, SourceError) as exc:
+                failure = str(exc)
+            cached = client.from_cache
     try:
-        if source == "list":
-            found, notes = list_candidates(root, files, offline, _known_or_queued(root, loaded))
-        elif source == "manual":
-            assert from_file is not None
-            if not from_file.is_file():
-                raise MasrlError(f"cannot read {from_file}: no such file")
-            found, problems = read_manual(from_file, protocol)
-            if problems:
-                report(problems, 1)
-                click.echo("Nothing was written.", err=True)
-                raise ReportedFailure()
-        else:
-            for name in (source,) if source else ("arxiv", "openalex"):
-                found.extend(_fetch(root, corpus, protocol, name, since, until))
         considered = consider(root, corpus, protocol, found, unfinished_records(loaded))
-    except (NetworkError, SourceError, MissingExtra) as exc:
+    except MissingExtra as exc:
         raise MasrlError(str(exc)) from None
     if source == "list":
         # as `masrl coverage` matches: a listed title that holds a record's whole title is that record
@@ -365,12 +442,14 @@ def command(
                     data["round"] = round_id
                 write_entry(root, data)
                 written += 1
-    for note in notes:
-        click.echo(f"note: {note}", err=True)
     if as_json:
         click.echo(json.dumps([c.as_json() for c in considered], indent=2, ensure_ascii=False))
+    elif as_markdown:
+        click.echo(markdown(considered, since, until, notes), nl=False)
     else:
         click.echo(table(considered), nl=False)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
     known = sum(1 for c in considered if c.known)
     earlier = sum(1 for c in considered if c.earlier)
     where = "" if dry_run else f", {written} written to screening/"
@@ -380,3 +459,10 @@ def command(
         f"{len(considered) - known - earlier} new{where}",
         err=True,
     )
+    if cached:
+        click.echo(
+            f"{cached} answers came from {CACHE_DIR}/ (kept {CACHE_DAYS} days; `masrl cache clear` asks afresh)",
+            err=True,
+        )
+    if failure is not None:
+        raise MasrlError(f"{failure}; the search stopped there, and the candidates above are those found before it")

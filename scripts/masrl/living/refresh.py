@@ -39,10 +39,14 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
     """Fetch current facts for papers and show what changed since they were recorded.
 
     Asks arXiv (by id, or by title for a paper without one), OpenAlex and Crossref (by DOI) for
-    the published venue and year, the DOI, the arXiv id, the full author list and the official
-    code repository where a source names one; prints a diff per record with the source of each
-    change. With --write, applies them, keeping each record's comments and field order. Tags,
-    summaries, notes and evidence are never touched. Answers are cached in .masrl-cache/.
+    the published venue, the DOI, the arXiv id, the full author list and the official code
+    repository where a source names one; prints a diff per record with the source of each
+    change, and notes on what a person must decide (a journal reference no venue of the registry
+    matches, a DOI Crossref does not confirm). With --write, applies the changes, keeping each
+    record's comments and field order. Tags, summaries, notes and evidence are never touched.
+    Answers are cached in .masrl-cache/ for a week (`masrl cache clear` drops them). When a
+    service stays unavailable after its retries, the changes found so far are still shown (and
+    written, with --write) and the command exits 1, saying when to run it again.
 
     Example:
 
@@ -50,12 +54,9 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
         masrl refresh rema2025 sirius2025
         masrl refresh --write
     """
-    from masrl._format import FormatError, format_record
-    from masrl._schema import check_record
-    from masrl._yaml import YamlError, load_text
     from masrl.living._facts import gather, proposals
-    from masrl.living._net import CACHE_DIR, NetworkError
-    from masrl.living._sources import SourceError
+    from masrl.living._net import CACHE_DAYS, CACHE_DIR, Client, NetworkError, SourceError
+    from masrl.living._queue import Known
 
     root = root_of(ctx)
     corpus = load_or_fail(root).corpus
@@ -64,47 +65,73 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
     if unknown:
         raise MasrlError(f"no paper with key {', '.join(map(repr, unknown))} in papers/")
     papers = [by_key[k] for k in keys] if keys else list(corpus.papers)
-    try:
-        sources = gather(papers, root / CACHE_DIR)
-    except (NetworkError, SourceError) as exc:
-        raise MasrlError(str(exc)) from None
-    from masrl.living._queue import Known
-
     known = Known(corpus)
-    changed = 0
-    for paper in papers:
-        changes = []
-        for change in proposals(paper, sources[paper.key]):
-            # An id that another record already holds would make two records one work.
-            other = None
-            if change.field == "arxiv":
-                other = known.match(change.new, None, None, "")
-            elif change.field == "doi":
-                other = known.match(None, change.new, None, "")
-            if other is not None and other != paper.key:
-                click.echo(f"{paper.path}: {change.field} {change.new} left out: {other} already has it", err=True)
-                continue
-            changes.append(change)
-        if not changes:
-            continue
-        changed += 1
-        click.echo(diff_text(paper, changes), nl=False)
-        if not write:
-            continue
-        path = root / "papers" / f"{paper.key}.yaml"
-        text = path.read_text("utf-8")
+    changed = asked = failed = 0
+    failure: str | None = None
+    with Client(root / CACHE_DIR) as client:
         try:
-            new = format_record("paper", text, corpus.taxonomy, {c.field: c.new for c in changes})
-            problems = list(check_record("paper", load_text(new), paper.path, corpus.taxonomy))
-        except (YamlError, FormatError) as exc:
-            click.echo(f"  not written: {exc}", err=True)
-            continue
-        if problems:
-            click.echo(f"  not written: {'; '.join(f'{p.field}: {p.message}' for p in problems)}", err=True)
-            continue
-        from masrl._writer import write_if_changed
-
-        write_if_changed(Path(path), new)
-        click.echo("  written")
+            for paper, sources in gather(papers, client):
+                asked += 1
+                failed += sources.failed
+                changes = []
+                for change in proposals(paper, sources):
+                    # An id that another record already holds would make two records one work.
+                    other = None
+                    if change.field == "arxiv":
+                        other = known.match(change.new, None, None, "")
+                    elif change.field == "doi":
+                        other = known.match(None, change.new, None, "")
+                    if other is not None and other != paper.key:
+                        click.echo(
+                            f"{paper.path}: {change.field} {change.new} left out: {other} already has it", err=True
+                        )
+                        continue
+                    changes.append(change)
+                for note in sources.notes:
+                    click.echo(f"{paper.path}: note: {note}", err=True)
+                if not changes:
+                    continue
+                changed += 1
+                click.echo(diff_text(paper, changes), nl=False)
+                if write:
+                    _write(root, corpus, paper, changes)
+        except (NetworkError, SourceError) as exc:
+            failure = str(exc)
+        cached = client.from_cache
     verb = "changed" if write else "would change"
-    click.echo(f"{changed} of {len(papers)} records {verb}", err=True)
+    click.echo(f"{changed} of {asked} records {verb}", err=True)
+    if cached:
+        click.echo(
+            f"{cached} answers came from {CACHE_DIR}/ (kept {CACHE_DAYS} days; `masrl cache clear` asks afresh)",
+            err=True,
+        )
+    if failure is None and failed:
+        raise MasrlError(
+            f"{failed} of {len(papers)} records could not be compared: a source answered something unusable (see the notes above)"
+        )
+    if failure is not None:
+        left = len(papers) - asked
+        raise MasrlError(
+            f"{failure}; {left} of {len(papers)} records were not compared, the changes above are those found before"
+        )
+
+
+def _write(root: Path, corpus: Any, paper: Paper, changes: list[Any]) -> None:
+    from masrl._format import FormatError, format_record
+    from masrl._schema import check_record
+    from masrl._writer import write_if_changed
+    from masrl._yaml import YamlError, load_text
+
+    path = root / "papers" / f"{paper.key}.yaml"
+    text = path.read_text("utf-8")
+    try:
+        new = format_record("paper", text, corpus.taxonomy, {c.field: c.new for c in changes})
+        problems = list(check_record("paper", load_text(new), paper.path, corpus.taxonomy))
+    except (YamlError, FormatError) as exc:
+        click.echo(f"  not written: {exc}", err=True)
+        return
+    if problems:
+        click.echo(f"  not written: {'; '.join(f'{p.field}: {p.message}' for p in problems)}", err=True)
+        return
+    write_if_changed(Path(path), new)
+    click.echo("  written")

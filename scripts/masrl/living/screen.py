@@ -27,6 +27,7 @@ from masrl._records import EXCLUSIONS_DIR, PAPERS_DIR, Loaded
 from masrl._schema import EXCLUSION_ID_PATTERN, KEY_PATTERN, SUMMARY_MAX
 from masrl.living._protocol import Protocol
 from masrl.living._queue import EXCLUDED, INCLUDED, PENDING, Entry, Known, find_entry, read_queue, write_entry
+from masrl.living._text import last_first
 
 SOURCE_NAMES = {"arxiv": "arXiv", "openalex": "OpenAlex (citation snowballing)", "list": "curated list"}
 DECISION = {INCLUDED: "include", EXCLUDED: "exclude"}
@@ -129,14 +130,6 @@ def rules_text(protocol: Protocol, decision: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _display_name(name: str) -> str:
-    """``Jane Q. Doe`` -> ``Doe, Jane Q.``; names already written family-first stay."""
-    if "," in name:
-        return name
-    parts = name.split()
-    return name if len(parts) < 2 else f"{parts[-1]}, {' '.join(parts[:-1])}"
-
-
 def include(session: Session, entry: Entry, key: str | None, rule: str | None = None) -> str:
     """Scaffold the paper record for *entry*; returns what was done, for the user."""
     from masrl._scaffold import Candidate, house_key, scaffold
@@ -154,7 +147,7 @@ def include(session: Session, entry: Entry, key: str | None, rule: str | None = 
     published = str(d.get("published") or "")
     candidate = Candidate(
         title=str(d["title"]),
-        authors=[_display_name(str(a)) for a in d.get("authors") or []],
+        authors=[last_first(str(a)) for a in d.get("authors") or []],
         et_al=False,
         year=int(published[:4]) if published[:4].isdigit() else None,
         venue="arXiv" if arxiv else "",
