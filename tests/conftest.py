@@ -32,7 +32,6 @@ year: 2025
 arxiv: "2501.00001"
 venue: arXiv
 url: https://arxiv.org/abs/2501.00001
-entry_type: article
 category: rl_method
 rl: "yes"
 reward_type: shared
@@ -140,6 +139,7 @@ def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Corpus:
     root = tmp_path / "corpus"
     root.mkdir()
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    shutil.copy(REPO / "venues.yaml", root / "venues.yaml")
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return Corpus(root)
@@ -174,10 +174,13 @@ def assert_golden(name: str, actual: str) -> None:
 
 
 def fixture_corpus(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of tests/fixtures/NAME with the real taxonomy, as the working directory."""
+    """A copy of tests/fixtures/NAME with the real taxonomy and, unless it has its own, the real
+    venue registry, as the working directory."""
     root = tmp_path / name
     shutil.copytree(FIXTURES / name, root)
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    if not (root / "venues.yaml").exists():
+        shutil.copy(REPO / "venues.yaml", root / "venues.yaml")
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return root

@@ -663,7 +663,14 @@ def test_refresh_shows_its_diff_and_writes_nothing(living: Path, services: Servi
     result = run_cli("refresh")
     assert result.exit_code == 0, result.output
     assert_golden("refresh-diff.txt", result.stdout)
-    assert result.stderr.splitlines()[-1] == "3 of 4 records would change"
+    # A published paper's authors are compared with the published version only, never with arXiv's.
+    assert result.stderr.splitlines() == [
+        "papers/alpha.yaml: note: authors not compared: ICML 2026 is the version of record, and Crossref lists "
+        "no authors for it",
+        "papers/beta.yaml: note: authors not compared: NeurIPS 2024 is the version of record, and Crossref lists "
+        "no authors for it",
+        "2 of 4 records would change",
+    ]
     assert {p.name: p.read_text("utf-8") for p in (living / "papers").iterdir()} == before
 
 
@@ -682,7 +689,7 @@ def test_refresh_write_applies_the_diff_keeping_comments_and_tags(
     data = load_path(path).data
     assert (data["year"], data["authors"][-1], data["more_urls"]) == (
         2025,  # the year of first appearance stays: the arXiv preprint's
-        "Poe, Sam",
+        "Roe, Richard",  # the published version's authors are not known: the record's stay
         ["https://github.com/example/alpha"],
     )
     assert {k: v for k, v in data.items() if k not in ("venue", "year", "authors", "more_urls")} == tags_before
@@ -809,7 +816,7 @@ def test_refresh_shows_what_it_found_before_a_service_stayed_down(
     # Assert
     assert result.exit_code == 1
     assert result.stdout.startswith("papers/alpha.yaml\n")  # found before gamma, the last paper in key order
-    assert "papers/beta.yaml\n" in result.stdout
+    assert "papers/beta.yaml: note: authors not compared" in result.stderr
     assert "papers/gamma.yaml" not in result.stdout
     last = result.stderr.splitlines()[-1]
     assert last.startswith("Error: Crossref answered 503 Service Unavailable for ")
@@ -966,4 +973,142 @@ def test_evaluate_says_when_there_are_too_few_decisions_for_k_fold(living: Path,
     assert result.exit_code == 0, result.output
     assert (
         result.stdout.splitlines()[-1] == "  too few screened candidates: 2 included and 2 excluded, 5 of each needed"
+    )
+
+
+# -- what refresh proposes, from what each source says (pure: no network)
+
+
+def _paper(venue: str, authors: tuple[str, ...], bibtex: dict[str, str] | None = None) -> Any:
+    from masrl._records import Paper
+
+    return Paper(
+        key="p",
+        title="A paper",
+        authors=authors,
+        et_al=False,
+        affiliation="unknown",
+        year=2025,
+        arxiv="2501.00001",
+        doi=None,
+        venue=venue,
+        url="https://arxiv.org/abs/2501.00001",
+        more_urls=(),
+        bibtex=bibtex or {},
+        tags={},
+        added="2026-05-04",
+        changes=(),
+        strict_credit=False,
+        subdecisions=None,
+        summary="A summary.",
+        notes=None,
+        exceptions={},
+        path="papers/p.yaml",
+    )
+
+
+def _arxiv(authors: list[str], journal_ref: str = "") -> Any:
+    from masrl.living._sources import Found
+
+    return Found(
+        "arxiv", None, "", "A paper", authors, "2025-01-02", "", "https://arxiv.org/abs/2501.00001",
+        arxiv="2501.00001", journal_ref=journal_ref,
+    )  # fmt: skip
+
+
+def _crossref(names: list[tuple[str, str]]) -> dict[str, Any]:
+    return {"type": "proceedings-article", "author": [{"family": f, "given": g} for f, g in names]}
+
+
+FIVE = ["Shuo Liu", "Tianle Chen", "Zeyu Liang", "Xueguang Lyu", "Christopher Amato"]
+FOUR_CROSSREF = [("Liu", "Shuo"), ("Liang", "Zeyu"), ("Lyu", "Xueguang"), ("Amato", "Christopher")]
+TWO = ("Liu, Shuo", "Liang, Zeyu")
+
+
+@pytest.mark.parametrize(
+    ("paper", "sources", "changes", "left"),
+    [
+        # a preprint: the latest arXiv version is the version of record
+        (
+            _paper("arXiv", TWO),
+            {"arxiv": _arxiv(FIVE)},
+            [("authors", 5, "arXiv, the latest version")],
+            [],
+        ),
+        # a published paper: the published version's four authors, though arXiv now lists five
+        (
+            _paper("AAAI 2026", tuple(f"{f}, {g}" for f, g in [*FOUR_CROSSREF, ("Chen", "Tianle")])),
+            {"arxiv": _arxiv(FIVE), "crossref": _crossref(FOUR_CROSSREF)},
+            [("authors", 4, "Crossref, the published version")],
+            [],
+        ),
+        # a published paper no source lists the published authors of: left alone, and said so
+        (
+            _paper("AAAI 2026", TWO),
+            {"arxiv": _arxiv(FIVE)},
+            [],
+            ["authors not compared: AAAI 2026 is the version of record, and Crossref lists no authors for it"],
+        ),
+        # the venue moves with its BibTeX: written as venues.yaml writes it, the preprint's journal
+        # dropped; the year stays; the published version's authors then count
+        (
+            _paper("arXiv", TWO, {"journal": "arXiv preprint arXiv:2501.00001", "pages": "1--9"}),
+            {"arxiv": _arxiv(FIVE, "The Thirteenth International Conference on Learning Representations, 2025")},
+            [("venue", "ICLR 2025", "arXiv journal_ref"), ("bibtex", {"pages": "1--9"}, "arXiv journal_ref")],
+            ["authors not compared: ICLR 2025 is the version of record, and Crossref lists no authors for it"],
+        ),
+        # a submission that was then published
+        (
+            _paper("arXiv (ICLR 2026 submitted)", TWO),
+            {"arxiv": _arxiv(list(TWO), "ICLR 2026")},
+            [("venue", "ICLR 2026", "arXiv journal_ref")],
+            ["authors not compared: ICLR 2026 is the version of record, and Crossref lists no authors for it"],
+        ),
+        # a venue the registry does not know is not proposed
+        (
+            _paper("arXiv", TWO),
+            {"arxiv": _arxiv(list(TWO), "Journal of Irreproducible Results 12 (2025)")},
+            [],
+            [
+                "arXiv journal_ref 'Journal of Irreproducible Results 12 (2025)' names no venue of the registry; "
+                "set venue by hand if it is one"
+            ],
+        ),
+        # a published venue is never moved again
+        (
+            _paper("ICLR 2025", TWO),
+            {"arxiv": _arxiv(list(TWO), "ICML 2026")},
+            [],
+            ["authors not compared: ICLR 2025 is the version of record, and Crossref lists no authors for it"],
+        ),
+    ],
+)
+def test_refresh_proposes_the_version_of_record(
+    paper: Any, sources: dict[str, Any], changes: list[tuple[str, Any, str]], left: list[str]
+) -> None:
+    from masrl._venues import read_venues
+    from masrl._vocab import load_taxonomy
+    from masrl.living._facts import Sources, proposals
+
+    venues = read_venues(REPO, load_taxonomy(REPO))[0]
+    s = Sources(**sources)
+    found = proposals(paper, s, venues)
+    assert [(c.field, len(c.new) if c.field == "authors" else c.new, c.source) for c in found] == changes
+    assert s.notes == left
+
+
+def test_refresh_diff_shows_the_bibtex_a_venue_move_brings() -> None:
+    from masrl._venues import read_venues
+    from masrl._vocab import load_taxonomy
+    from masrl.living._facts import Sources, proposals
+    from masrl.living.refresh import diff_text
+
+    venues = read_venues(REPO, load_taxonomy(REPO))[0]
+    paper = _paper("arXiv", TWO, {"journal": "arXiv preprint arXiv:2501.00001", "pages": "1--9"})
+    changes = proposals(paper, Sources(arxiv=_arxiv(list(TWO), "ICLR 2025")), venues)
+    assert diff_text(paper, changes, venues) == (
+        "papers/p.yaml\n"
+        "  venue: arXiv -> ICLR 2025  (arXiv journal_ref)\n"
+        "    BibTeX: @article, journal 'arXiv preprint arXiv:2501.00001', year 2025 -> @inproceedings, booktitle "
+        "'International Conference on Learning Representations (ICLR)', year 2025\n"
     )

@@ -583,7 +583,8 @@ def test_a_longer_list_keeps_the_records_spelling_of_people_it_names(small: Path
     entry = Found(
         "arxiv", None, "q", "T", ["Adrian Del Maestro", "Ann Other"], "2026-01-01", "", "u", arxiv="2601.00001"
     )
-    paper = _paper(small, "gamma", authors=("Maestro, Adrian Del",), arxiv="2601.00001", venue="Workshop")
+    # a preprint, so the latest arXiv version is the version of record
+    paper = _paper(small, "gamma", authors=("Maestro, Adrian Del",), arxiv="2601.00001", venue="arXiv")
     changes = proposals(paper, Sources(arxiv=entry))
     assert [(c.field, c.new) for c in changes] == [("authors", ["Maestro, Adrian Del", "Other, Ann"])]
 

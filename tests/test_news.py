@@ -33,6 +33,7 @@ def grown(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("news") / "corpus"
     shutil.copytree(FIXTURES / "small", root)
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    shutil.copy(REPO / "venues.yaml", root / "venues.yaml")
     beta = root / "papers" / "beta.yaml"
     text = beta.read_text("utf-8").replace("origin: survey\n", "").replace('added: "2026-05-04"\n', "")
     beta.write_text(text + ADDITION, "utf-8")

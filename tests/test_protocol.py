@@ -263,8 +263,8 @@ BACKFILL = "  - id: backfill\n"
         # shape (from the schema)
         (B3, "  - id: b3\n", "boundary_rules[2].id: id must be B and a number, e.g. 'B3', not 'b3'"),
         ("      - decision: include\n        inclusion: 1\n        when: The partners", "      - decision: maybe\n        inclusion: 1\n        when: The partners", "boundary_rules[2].cases[0].decision: decision must be one of 'include', 'exclude', not 'maybe'"),
-        ("precedents: [searchswarm2026, paramanager]", "precedents: [Search Swarm]", "boundary_rules[2].cases[0].precedents[0]: precedents must be a paper key or an exclusion id such as 'E032', not 'Search Swarm'"),
-        ("precedents: [searchswarm2026, paramanager]", "precedents: [paramanager, paramanager]", "boundary_rules[2].cases[0].precedents: precedents must not repeat an item"),
+        ("precedents: [searchswarm2026, paramanager, tandem-rl2026]", "precedents: [Search Swarm]", "boundary_rules[2].cases[0].precedents[0]: precedents must be a paper key or an exclusion id such as 'E032', not 'Search Swarm'"),
+        ("precedents: [searchswarm2026, paramanager, tandem-rl2026]", "precedents: [paramanager, paramanager]", "boundary_rules[2].cases[0].precedents: precedents must not repeat an item"),
         ("        reasons: [single_agent]\n        when: The partner", "        reasons: [single_agnet]\n        when: The partner", "boundary_rules[2].cases[1].reasons[0]: reasons must be one of 'no_rl', 'single_agent', 'no_mas_mechanism', 'out_of_scope', 'background_only', 'superseded', 'duplicate', 'insufficient_detail', 'no_trace_instrumentation', not 'single_agnet' (did you mean 'single_agent'?)"),
         ("    title: One trained agent with frozen or simulated partners\n", "", "boundary_rules[2].title: title is required"),
         ("    membership: named\n", "    membership: by-name\n", "rounds[2].membership: membership must be one of 'window', 'named', not 'by-name' (did you mean 'named'?)"),
@@ -459,13 +459,11 @@ def test_precedents_must_name_records(repo_copy: Path, run_cli: Any) -> None:
     path = repo_copy / "protocol.yaml"
     text = path.read_text("utf-8").replace("[puppeteer, uno-orchestra2026,", "[puppeteer, uno-orchestra2099,")
     text = text.replace("precedents: [E032]", "precedents: [E999]")
-    text = text.replace(
-        "precedents: [searchswarm2026, paramanager]", "precedents: [searchswarm2026, paramanager, E032]"
-    )
+    text = text.replace("paramanager, tandem-rl2026]", "paramanager, tandem-rl2026, E032]")
     path.write_text(text, "utf-8")
     missing = _line_of(text, "uno-orchestra2099")
     e999 = _line_of(text, "precedents: [E999]")
-    e032 = _line_of(text, "paramanager, E032]")
+    e032 = _line_of(text, "tandem-rl2026, E032]")
     # Act
     result = run_cli("validate")
     # Assert
@@ -473,7 +471,7 @@ def test_precedents_must_name_records(repo_copy: Path, run_cli: Any) -> None:
     assert [line for line in result.stdout.splitlines() if line.startswith("protocol.yaml")] == [
         f"protocol.yaml:{missing}:33: boundary_rules[0].cases[0].precedents[1]: precedent 'uno-orchestra2099' names no record in papers/",
         f"protocol.yaml:{e999}:22: boundary_rules[0].cases[1].precedents[0]: precedent 'E999' names no record in exclusions/",
-        f"protocol.yaml:{e032}:52: boundary_rules[2].cases[0].precedents[2]: warning: precedent 'E032' is excluded, but this case of B3 decides include; re-decide the record or move the precedent",
+        f"protocol.yaml:{e032}:67: boundary_rules[2].cases[0].precedents[3]: warning: precedent 'E032' is excluded, but this case of B3 decides include; re-decide the record or move the precedent",
     ]
     assert run_cli("build").exit_code == 1
 

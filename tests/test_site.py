@@ -542,6 +542,7 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(REPO / "tests" / "fixtures" / "small", root / "corpus")
     corpus = root / "corpus"
     shutil.copy(REPO / "taxonomy.yaml", corpus / "taxonomy.yaml")
+    shutil.copy(REPO / "venues.yaml", corpus / "venues.yaml")
     copy_site_frame(corpus)
     built = subprocess.run(
         [sys.executable, "-m", "masrl", "build"], cwd=corpus, capture_output=True, text=True, check=False

@@ -49,6 +49,7 @@ def stress_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     corpus = tmp_path_factory.mktemp("stress") / "corpus"
     shutil.copytree(REPO / "tests" / "fixtures" / "stress", corpus)
     shutil.copy(REPO / "taxonomy.yaml", corpus / "taxonomy.yaml")
+    shutil.copy(REPO / "venues.yaml", corpus / "venues.yaml")
     copy_site_frame(corpus)
     built = subprocess.run(
         [sys.executable, "-m", "masrl", "build"], cwd=corpus, capture_output=True, text=True, check=False

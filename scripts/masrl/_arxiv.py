@@ -16,6 +16,7 @@ import os
 import urllib.parse
 
 from masrl._scaffold import Candidate
+from masrl._venues import Venues
 
 API = "https://export.arxiv.org/api/query"
 
@@ -43,12 +44,12 @@ def fetch(arxiv_id: str) -> bytes:
         raise ArxivError(str(exc)) from None
 
 
-def parse(feed: bytes, arxiv_id: str, notes: list[str] | None = None) -> Candidate:
+def parse(feed: bytes, arxiv_id: str, notes: list[str] | None = None, venues: Venues | None = None) -> Candidate:
     """The candidate described by the Atom *feed* for *arxiv_id*; a journal reference that names
-    no registry venue is added to *notes*."""
+    no venue of the registry (*venues*, the corpus's ``venues.yaml``) is added to *notes*."""
     from masrl.living._sources import SourceError, parse_arxiv_feed
     from masrl.living._text import last_first
-    from masrl.living._venue import match_venue
+    from masrl.living._venue import DEFAULT_VENUES, match_venue, venue_names
 
     try:
         page = parse_arxiv_feed(feed, None, arxiv_id)
@@ -59,7 +60,8 @@ def parse(feed: bytes, arxiv_id: str, notes: list[str] | None = None) -> Candida
         raise ArxivError(f"arXiv has no paper {arxiv_id}{reason}")
     entry = page.entries[0]
     found = entry.arxiv or arxiv_id
-    venue = match_venue(entry.journal_ref) if entry.journal_ref else None
+    registry = venue_names(venues) if venues is not None else DEFAULT_VENUES
+    venue = match_venue(entry.journal_ref, registry) if entry.journal_ref else None
     if entry.journal_ref and venue is None and notes is not None:
         notes.append(
             f"arXiv {found}: journal_ref {entry.journal_ref!r} names no venue of the registry; "
@@ -73,9 +75,7 @@ def parse(feed: bytes, arxiv_id: str, notes: list[str] | None = None) -> Candida
         year=year,
         venue=venue.venue if venue else "arXiv",
         url=f"https://arxiv.org/abs/{found}",
-        entry_type="article",
         arxiv=found,
         doi=entry.doi,
-        bibtex={"journal": f"arXiv preprint arXiv:{found}"},
         source=f"arXiv {found}",
     )

@@ -65,7 +65,7 @@ def command(ctx: click.Context, bib: Path | None, arxiv_ids: tuple[str, ...], dr
     candidates: list[Candidate] = []
     if bib is not None:
         text = sys.stdin.read() if str(bib) == "-" else _read(bib)
-        candidates, problems = candidates_from_bibtex(text)
+        candidates, problems = candidates_from_bibtex(text, corpus.venues)
         if not candidates and not problems:
             problems.append("no BibTeX entry found in the input")
     else:
@@ -78,7 +78,7 @@ def command(ctx: click.Context, bib: Path | None, arxiv_ids: tuple[str, ...], dr
                 problems.append(f"{raw!r} is not an arXiv id (expected e.g. 2508.04652)")
                 continue
             try:
-                candidates.append(parse(fetch(arxiv_id), arxiv_id, notes))
+                candidates.append(parse(fetch(arxiv_id), arxiv_id, notes, corpus.venues))
             except ArxivError as exc:
                 raise MasrlError(str(exc)) from None
         for note in notes:
@@ -92,7 +92,7 @@ def command(ctx: click.Context, bib: Path | None, arxiv_ids: tuple[str, ...], dr
             problems.append(f"{candidate.source}: arXiv id {candidate.arxiv!r} is malformed")
         key = house_key(candidate, taken)
         taken.add(key)
-        planned.append((key, scaffold(candidate, key, corpus.taxonomy)))
+        planned.append((key, scaffold(candidate, key, corpus.taxonomy, corpus.venues)))
     if problems:
         for problem in problems:
             click.echo(problem, err=True)

@@ -15,10 +15,14 @@ decide:
   reference the registry does not know becomes a note), Crossref's event or container title and
   its year from ``issued`` (the year the work counts as published), OpenAlex's source. ``year``
   stays the year of first appearance, so it changes only for a record without an arXiv id;
-* ``authors`` when a source lists more of them than the record (and ``et_al`` then goes), each
-  name split by nameparser or taken from Crossref's given and family names; a name the record
-  already holds, however it is split, keeps the record's spelling, and a list that differs only
-  in how names are split is no change;
+* ``bibtex`` loses a journal or booktitle citing the preprint when the venue moves, as the venue
+  (``venues.yaml``) then gives the citation;
+* ``authors`` when the version of record lists more of them than the record, or fewer (and
+  ``et_al`` then goes): the published version's list from Crossref when the venue (after any
+  move) is published, else the latest arXiv version's; a published paper whose published
+  authors no source lists is left alone, with a note. Each name is split by nameparser or taken
+  from Crossref's given and family names; a name the record already holds, however it is split,
+  keeps the record's spelling, and a list that differs only in how names are split is no change;
 * ``more_urls`` gains the official code repository a source names (a GitHub URL in the arXiv
   comment).
 
@@ -37,6 +41,7 @@ from typing import Any
 
 from masrl._records import Paper
 from masrl._scaffold import TITLE_SIMILARITY, normalise_title
+from masrl._venues import Venues
 from masrl.living._net import Client, NetworkError, SourceError
 from masrl.living._sources import (
     ArxivPage,
@@ -50,7 +55,7 @@ from masrl.living._sources import (
     strip_version,
 )
 from masrl.living._text import clean, from_parts, last_first, person
-from masrl.living._venue import DEFAULT_VENUES, VenueName, match_venue
+from masrl.living._venue import DEFAULT_VENUES, VenueName, match_venue, venue_names
 
 CROSSREF_API = "https://api.crossref.org"
 ARXIV_BATCH = 50
@@ -247,8 +252,21 @@ def merged_authors(record: list[str], found: list[str]) -> list[str]:
     return [mine.get(person(a), a) for a in found]
 
 
-def proposals(p: Paper, s: Sources, registry: Iterable[VenueName] = DEFAULT_VENUES) -> list[Change]:
-    """The changes the sources support for *p*, in the record's field order."""
+def _published(venue: str, venues: Venues | None) -> bool:
+    """Whether *venue* names a published version: by the registry when there is one."""
+    if venues is not None:
+        placed = venues.place(venue)
+        return placed is not None and placed.venue.published
+    return not _PREPRINT.search(venue)
+
+
+def proposals(p: Paper, s: Sources, venues: Venues | None = None) -> list[Change]:
+    """The changes the sources support for *p*, in the record's field order.
+
+    *venues* is the corpus's registry (``venues.yaml``): venues are read from sources through it
+    (else through :data:`DEFAULT_VENUES`) and it says which venues are published.
+    """
+    registry: Iterable[VenueName] = venue_names(venues) if venues is not None else DEFAULT_VENUES
     changes: list[Change] = []
     if not p.arxiv and s.arxiv and s.arxiv.arxiv:
         changes.append(Change("arxiv", None, s.arxiv.arxiv, "arXiv title search" if s.arxiv_by_title else "arXiv"))
@@ -257,26 +275,46 @@ def proposals(p: Paper, s: Sources, registry: Iterable[VenueName] = DEFAULT_VENU
             changes.append(Change("doi", None, s.arxiv.doi, "arXiv"))
         elif s.doi_from_openalex:
             changes.append(Change("doi", None, s.doi_from_openalex, "OpenAlex, title confirmed by Crossref"))
-    if _PREPRINT.search(p.venue):
+    venue_now = p.venue
+    if not _published(p.venue, venues) and _PREPRINT.search(p.venue):
         for venue, year, source in _venues(s, registry):
             if venue != p.venue and not _PREPRINT.search(venue):
                 changes.append(Change("venue", p.venue, venue, source))
+                venue_now = venue
                 if year and year != p.year and not p.arxiv and not (s.arxiv and s.arxiv.arxiv):
                     changes.append(Change("year", p.year, year, source))
+                cited = [k for k in ("journal", "booktitle") if _PREPRINT.search(p.bibtex.get(k, ""))]
+                if cited:  # the preprint's citation goes with the move; the venue gives the new one
+                    rest = {k: v for k, v in p.bibtex.items() if k not in cited}
+                    changes.append(Change("bibtex", dict(p.bibtex), rest or None, source))
                 break
-    candidates = [
-        (crossref_authors(s.crossref) if s.crossref else [], "Crossref"),
-        ([last_first(a) for a in s.arxiv.authors] if s.arxiv else [], "arXiv"),
-    ]
-    best, source = max(candidates, key=lambda c: len(c[0]))
-    if best and len(best) > len(p.authors) and p.authors != ("Anonymous",):
+    record = _version_of_record(s, venue_now, venues)
+    if record is not None and p.authors != ("Anonymous",):
+        best, source = record
         new = merged_authors(list(p.authors), best)
-        if new[: len(p.authors)] != list(p.authors) or len(new) > len(p.authors):
+        if new != list(p.authors) and len(new) != len(p.authors):
             changes.append(Change("authors", list(p.authors), new, source))
             if p.et_al:
                 changes.append(Change("et_al", True, None, source))
     repo = code_repository(s.arxiv.comment) if s.arxiv else None
     if repo and all(repo.lower().rstrip("/") != u.lower().rstrip("/") for u in p.urls):
         changes.append(Change("more_urls", list(p.more_urls) or None, [*p.more_urls, repo], "arXiv comment"))
-    order = ("authors", "et_al", "year", "arxiv", "doi", "venue", "more_urls")  # the record's field order
+    order = ("authors", "et_al", "year", "arxiv", "doi", "venue", "more_urls", "bibtex")  # the record's field order
     return sorted(changes, key=lambda c: order.index(c.field))
+
+
+def _version_of_record(s: Sources, venue: str, venues: Venues | None) -> tuple[list[str], str] | None:
+    """The author list of the version of record and where it was read: the published version's
+    (Crossref) when *venue* is published, else the latest arXiv version's. None, with a note,
+    when no source lists the published version's authors."""
+    if _published(venue, venues):
+        names = crossref_authors(s.crossref) if s.crossref and s.crossref.get("type") in PUBLISHED_TYPES else []
+        if names:
+            return names, "Crossref, the published version"
+        if s.arxiv and s.arxiv.authors:
+            s.notes.append(
+                f"authors not compared: {venue} is the version of record, and Crossref lists no authors for it"
+            )
+        return None
+    names = [last_first(a) for a in s.arxiv.authors] if s.arxiv else []
+    return (names, "arXiv, the latest version") if names else None

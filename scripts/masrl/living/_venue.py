@@ -8,8 +8,9 @@ without its year when the registry says so). A text that names no registry venue
 workshop, gives None: the caller then shows it as a note for a person to decide, and never copies
 it into ``venue``.
 
-The registry is an input (:class:`VenueName` rows): :data:`DEFAULT_VENUES` covers the venues the
-corpus cites, and a registry kept as data can be passed instead.
+The registry is an input (:class:`VenueName` rows): :func:`venue_names` reads them from the
+corpus's ``venues.yaml``, and :data:`DEFAULT_VENUES` covers the venues the corpus cites when no
+registry is given.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from masrl._venues import Venues
 
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d{2})(?!\d)")
 _WORKSHOP = re.compile(r"\bworkshops?\b", re.I)
@@ -62,8 +67,28 @@ class VenueMatch:
     year: int | None
 
 
+def venue_names(venues: Venues) -> tuple[VenueName, ...]:
+    """The published conferences and journals of *venues* (``venues.yaml``) as registry rows: each
+    written ``NAME {year}`` (dated) or ``NAME`` (undated), with its aliases. Workshops, which
+    :func:`match_venue` leaves to a person, preprints, submissions, the web and forms of another
+    shape (``NeurIPS {year} D&B``) are left out."""
+    out = []
+    for venue in venues.venues:
+        if venue.kind not in ("conference", "journal") or not venue.aliases:
+            continue
+        dated = [f.removesuffix(" {year}") for f in venue.forms if f.endswith(" {year}") and f.count("{") == 1]
+        undated = [f for f in venue.forms if "{" not in f]
+        if dated:
+            out.append(VenueName(dated[0], venue.aliases, dated=True))
+        elif undated:
+            out.append(VenueName(undated[0], venue.aliases, dated=False))
+    return tuple(out)
+
+
 def _pattern(alias: str) -> re.Pattern[str]:
-    words = r"\s+".join(re.escape(w) for w in alias.split())
+    # Words in order with any punctuation or space between them: "Linguistics: ACL" also matches
+    # "Linguistics, {ACL}" as DBLP writes it.
+    words = r"[\W_]+".join(re.escape(w) for w in re.findall(r"[^\W_]+", alias))
     # A one-word alias (an acronym, "Nature") keeps its case; a long name does not. A capitalised
     # word right after the alias makes another venue ("Nature Machine Intelligence", "NeurIPS
     # Datasets and Benchmarks"), which the registry must name itself.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,7 @@ import click
 
 from masrl._cli_common import MasrlError, load_or_fail, root_of
 from masrl._records import Paper
+from masrl._venues import Venues
 
 
 def _shown(value: Any) -> str:
@@ -19,15 +21,35 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def diff_text(paper: Paper, changes: list[Any]) -> str:
-    """One record's changes: a header line, then `field: old -> new  (source)` per change."""
+def _cited(paper: Paper, venues: Venues) -> str:
+    """How *paper* is cited: ``@inproceedings, booktitle 'ICLR', year 2025``."""
+    from masrl._venues import citation
+
+    placed = venues.place(paper.venue)
+    if placed is None:
+        return f"(venue {paper.venue!r} not in venues.yaml)"
+    cite = citation(paper, placed)
+    named = next((f", {k} {v!r}" for k, v in cite.fields if k in ("booktitle", "journal")), "")
+    return f"@{cite.entry_type}{named}, year {cite.year}"
+
+
+def diff_text(paper: Paper, changes: list[Any], venues: Venues) -> str:
+    """One record's changes: a header line, then `field: old -> new  (source)` per change; a
+    venue move also shows the BibTeX it brings (entry type, booktitle or journal, year)."""
     lines = [paper.path]
     for c in changes:
         if c.field == "authors":
             lines.append(f"  authors: {len(c.old)} -> {len(c.new)} names  ({c.source})")
             lines.extend(f"    + {name}" for name in c.new if name not in c.old)
+            lines.extend(f"    - {name}" for name in c.old if name not in c.new)
+        elif c.field == "bibtex":
+            continue  # shown with the venue move it belongs to
         else:
             lines.append(f"  {c.field}: {_shown(c.old)} -> {_shown(c.new)}  ({c.source})")
+        if c.field == "venue":
+            bib = next((x.new for x in changes if x.field == "bibtex"), paper.bibtex)
+            moved = replace(paper, venue=c.new, bibtex=bib or {})
+            lines.append(f"    BibTeX: {_cited(paper, venues)} -> {_cited(moved, venues)}")
     return "\n".join(lines) + "\n"
 
 
@@ -39,10 +61,12 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
     """Fetch current facts for papers and show what changed since they were recorded.
 
     Asks arXiv (by id, or by title for a paper without one), OpenAlex and Crossref (by DOI) for
-    the published venue, the DOI, the arXiv id, the full author list and the official code
+    the published venue, the DOI, the arXiv id, the author list of the version of record (the
+    published version if there is one, else the latest arXiv version) and the official code
     repository where a source names one; prints a diff per record with the source of each
-    change, and notes on what a person must decide (a journal reference no venue of the registry
-    matches, a DOI Crossref does not confirm). With --write, applies the changes, keeping each
+    change, and notes on what a person must decide (a journal reference no venue of venues.yaml
+    matches, a DOI Crossref does not confirm, published authors no source lists). A venue move is
+    shown with the BibTeX it brings; the year stays the year of first appearance. With --write, applies the changes, keeping each
     record's comments and field order. Tags, summaries, notes and evidence are never touched.
     Answers are cached in .masrl-cache/ for a week (`masrl cache clear` drops them). When a
     service stays unavailable after its retries, the changes found so far are still shown (and
@@ -74,7 +98,7 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
                 asked += 1
                 failed += sources.failed
                 changes = []
-                for change in proposals(paper, sources):
+                for change in proposals(paper, sources, corpus.venues):
                     # An id that another record already holds would make two records one work.
                     other = None
                     if change.field == "arxiv":
@@ -92,7 +116,7 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
                 if not changes:
                     continue
                 changed += 1
-                click.echo(diff_text(paper, changes), nl=False)
+                click.echo(diff_text(paper, changes, corpus.venues), nl=False)
                 if write:
                     _write(root, corpus, paper, changes)
         except (NetworkError, SourceError) as exc:

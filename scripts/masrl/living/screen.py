@@ -152,10 +152,8 @@ def include(session: Session, entry: Entry, key: str | None, rule: str | None = 
         year=int(published[:4]) if published[:4].isdigit() else None,
         venue="arXiv" if arxiv else "",
         url=str(d["url"]),
-        entry_type="article" if arxiv else "misc",
         arxiv=str(arxiv) if arxiv else None,
         doi=str(d["doi"]) if d.get("doi") else None,
-        bibtex={"journal": f"arXiv preprint arXiv:{arxiv}"} if arxiv else {},
         source=f"screening/{entry.id}.yaml",
     )
     taken = {h.name for h in session.loaded.handles if h.kind == "paper" and h.name}
@@ -169,6 +167,7 @@ def include(session: Session, entry: Entry, key: str | None, rule: str | None = 
         candidate,
         key,
         session.taxonomy,
+        session.loaded.corpus.venues,
         origin="discovery",
         added=session.today,
         screening={"round": round_id, "rule": rule},
