@@ -482,8 +482,10 @@ def test_without_a_protocol_a_named_round_cannot_be_checked(small: Path, run_cli
     path.write_text(text.rstrip("\n") + "\nround: backfill\n", "utf-8")
     result = run_cli("validate")
     assert result.exit_code == 1
-    line = len(text.rstrip("\n").splitlines()) + 1
-    assert f"exclusions/{path.name}:{line}:1: round: round cites protocol.yaml, which is not in " in result.stdout
+    assert result.stdout.splitlines() == [
+        f"protocol.yaml:1:1: (record): protocol.yaml not found in ., so the rounds and rules named by 1 record "
+        f"cannot be checked (exclusions/{path.name})"
+    ]
 
 
 def test_the_screening_page_renders_the_boundary_rules(repo_copy: Path) -> None:

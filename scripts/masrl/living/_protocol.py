@@ -709,28 +709,20 @@ def corpus_problems(protocol: Protocol, shown: str, corpus: Corpus, handles: lis
 
 def check_with_records(root: Path, loaded: Loaded) -> tuple[Protocol | None, list[Problem]]:
     """The protocol under *root* (None if missing or broken) and every problem of it and of what
-    it and the records say of each other (:func:`corpus_problems`). Without protocol.yaml, a
-    record that names a round or a rule cannot be checked, which is a problem of that record."""
+    it and the records say of each other (:func:`corpus_problems`). Without protocol.yaml, the
+    records that name a round or a rule cannot be checked: one problem says so, naming them."""
     path = root / PROTOCOL_FILE
     if not path.is_file():
-        out = []
-        docs = {h.shown: h.doc for h in loaded.handles}
         records: list[Paper | Exclusion] = [*loaded.corpus.papers, *loaded.corpus.exclusions]
-        for record in records:
-            for name in ("round", "rule"):
-                if getattr(record, name) is not None:
-                    doc = docs.get(record.path)
-                    mark = doc.mark((name,)) if doc else None
-                    out.append(
-                        Problem(
-                            record.path,
-                            mark.line if mark else 1,
-                            mark.column if mark else 1,
-                            name,
-                            f"{name} cites {PROTOCOL_FILE}, which is not in {display_path(root)}",
-                        )
-                    )
-        return None, out
+        citing = sorted(r.path for r in records if r.round is not None or r.rule is not None)
+        if not citing:
+            return None, []
+        shown = ", ".join(citing[:3]) + (f" and {len(citing) - 3} more" if len(citing) > 3 else "")
+        message = (
+            f"{PROTOCOL_FILE} not found in {display_path(root)}, so the rounds and rules named by "
+            f"{len(citing)} record{'s' if len(citing) != 1 else ''} cannot be checked ({shown})"
+        )
+        return None, [Problem(PROTOCOL_FILE, 1, 1, "", message)]
     protocol, problems = read_protocol(root, loaded.corpus.taxonomy)
     if protocol is None:
         return None, problems
