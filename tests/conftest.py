@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -197,7 +198,7 @@ def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of this repository's corpus and generated files, as cwd."""
     root = tmp_path / "repo"
     root.mkdir()
-    from masrl._state import INPUT_DIRS, INPUT_FILES
+    from masrl.publish._state import INPUT_DIRS, INPUT_FILES
 
     for name in INPUT_FILES:
         if (REPO / name).is_file():
@@ -208,6 +209,35 @@ def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return root
+
+
+# -- the site in a browser: one Chromium and one build of the repository's site for the whole run
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium, headless through Playwright, shared by every site test (skips when absent)."""
+    from _site_support import chromium
+
+    with chromium() as instance:
+        yield instance
+
+
+@pytest.fixture(scope="session")
+def repo_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The repository's site built once with mkdocs --strict, and what mkdocs printed."""
+    from _site_support import mkdocs_build
+
+    out = tmp_path_factory.mktemp("site")
+    return out, mkdocs_build(REPO, out)
+
+
+@pytest.fixture(scope="session")
+def repo_site(repo_build: tuple[Path, subprocess.CompletedProcess[str]]) -> Path:
+    out, result = repo_build
+    if result.returncode != 0:
+        pytest.fail("mkdocs build failed:\n" + result.stdout + result.stderr)
+    return out
 
 
 @pytest.fixture(autouse=True)

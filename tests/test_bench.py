@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from masrl import _bench_targets
-from masrl.bench import Result, Target, format_report
+from masrl.bench import _targets
+from masrl.bench._measure import Result, Target, format_report
 
 MIB = 1024 * 1024
 
@@ -44,7 +44,7 @@ MEASURE = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from masrl.bench import run_once, tree_peak_mib
+    from masrl.bench._measure import run_once, tree_peak_mib
     argv = [sys.executable, "-c", sys.argv[1]]
     _, peak, code = run_once(argv, Path("."))
     print(peak, tree_peak_mib(argv, Path(".")), code)
@@ -110,7 +110,7 @@ def test_the_report_lines() -> None:
 
 
 def test_listing_makes_nothing_and_shared_setups_run_once(tmp_path: Path) -> None:
-    targets = {t.name: t for t in _bench_targets.all_targets(REPO, tmp_path, 10)}
+    targets = {t.name: t for t in _targets.all_targets(REPO, tmp_path, 10)}
     assert list(tmp_path.iterdir()) == []
     first, second = targets["validate: corpus"], targets["check: corpus, nothing changed"]
     assert first.setup is second.setup is not None
@@ -154,8 +154,8 @@ def test_one_target_through_the_command_line(tmp_path: Path) -> None:
 
 
 def test_the_grown_corpus_reads_like_the_real_one_and_validates(tmp_path: Path) -> None:
-    from masrl._records import load_corpus
-    from masrl._synth import write_grown_corpus
+    from masrl.bench._synth import write_grown_corpus
+    from masrl.corpus._load import load_corpus
 
     # Arrange
     real = load_corpus(REPO).corpus

@@ -120,7 +120,7 @@ def test_help_runs_without_a_corpus(tmp_path: Path) -> None:
 def test_the_collector_pause_restores_the_collector_as_it_was(enabled: bool, fails: bool) -> None:
     import gc
 
-    from masrl._cli_common import collector_paused
+    from masrl.base._cli_common import collector_paused
 
     was = gc.isenabled()
     (gc.enable if enabled else gc.disable)()

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import click
 
-from masrl._cli_common import MasrlError, ReportedFailure, load_tolerating_unfinished, root_of
-from masrl._records import PAPERS_DIR
+from masrl.base._cli_common import MasrlError, ReportedFailure, root_of
+from masrl.corpus._cli import load_tolerating_unfinished
+from masrl.corpus._records import PAPERS_DIR
 
 
 @click.command(name="add")
@@ -44,8 +45,8 @@ def command(ctx: click.Context, bib: Path | None, arxiv_ids: tuple[str, ...], dr
         pbpaste | masrl add --bib -
         masrl add --arxiv 2410.08115
     """
-    from masrl._format import folder_of
-    from masrl._scaffold import (
+    from masrl.corpus._format import folder_of
+    from masrl.living._scaffold import (
         Candidate,
         candidates_from_bibtex,
         check_identifier,
@@ -69,7 +70,7 @@ def command(ctx: click.Context, bib: Path | None, arxiv_ids: tuple[str, ...], dr
         if not candidates and not problems:
             problems.append("no BibTeX entry found in the input")
     else:
-        from masrl._arxiv import ArxivError, fetch, parse
+        from masrl.living._arxiv import ArxivError, fetch, parse
 
         notes: list[str] = []
         for raw in arxiv_ids:

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from masrl._cli_common import root_of
+from masrl.base._cli_common import root_of
 from masrl.build import analysis_or_fail
 
 

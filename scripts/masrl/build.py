@@ -9,16 +9,17 @@ from typing import TYPE_CHECKING
 
 import click
 
-from masrl import _state
-from masrl._cli_common import MasrlError, ReportedFailure, report, root_of, taxonomy_failures
+from masrl.base._cli_common import MasrlError, ReportedFailure, report, root_of
+from masrl.corpus._cli import taxonomy_failures
+from masrl.publish import _state
 
 if TYPE_CHECKING:  # the build machinery is imported when used, so a no-op build starts fast
-    from masrl._build import Analysis
+    from masrl.publish._build import Analysis
 
 
 def analysis_or_fail(root: Path, snapshot: str | None = None) -> Analysis:
     """The analysed corpus at *root* (only *snapshot*'s records, if given), or print its problems and exit 1."""
-    from masrl._build import analyse
+    from masrl.publish._build import analyse
 
     with _failing():
         return analyse(root, snapshot=snapshot)
@@ -27,7 +28,7 @@ def analysis_or_fail(root: Path, snapshot: str | None = None) -> Analysis:
 
 def generate(root: Path) -> dict[str, str | bytes]:
     """Every generated file for the corpus at *root*; prints problems and exits 1 on bad input."""
-    from masrl._build import build_outputs
+    from masrl.publish._build import build_outputs
 
     with _failing():
         return build_outputs(root)
@@ -36,7 +37,7 @@ def generate(root: Path) -> dict[str, str | bytes]:
 
 @contextmanager
 def _failing() -> Iterator[None]:
-    from masrl._build import BuildError
+    from masrl.publish._errors import BuildError
 
     try:
         with taxonomy_failures():
@@ -74,8 +75,8 @@ def command(ctx: click.Context, draft: bool, full: bool) -> None:
         click.echo(f"0 written, 0 removed, {known} unchanged (nothing changed since the last build)", err=True)
         return
     outputs = generate(root)
-    from masrl._build import stale_files
-    from masrl._writer import write_all
+    from masrl.base._writer import write_all
+    from masrl.publish._build import stale_files
 
     stale = stale_files(root, outputs)
     if draft:

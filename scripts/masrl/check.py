@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from masrl import _state
-from masrl._cli_common import ReportedFailure, root_of
+from masrl.base._cli_common import ReportedFailure, root_of
+from masrl.publish import _state
 
 DIFF_LINES = 60  # per file; enough to see what moved without flooding a CI log
 
@@ -35,7 +35,7 @@ def drift(root: Path, outputs: dict[str, str | bytes]) -> list[str]:
         lines.extend(diff[:DIFF_LINES])
         if len(diff) > DIFF_LINES:
             lines.append(f"... {len(diff) - DIFF_LINES} more diff lines")
-    from masrl._build import stale_files
+    from masrl.publish._build import stale_files
 
     lines.extend(f"extra: {rel} (no longer generated)" for rel in stale_files(root, outputs))
     return lines

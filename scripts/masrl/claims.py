@@ -6,10 +6,10 @@ import json
 
 import click
 
-from masrl._claims import show_value, stress_json, stress_text
-from masrl._cli_common import ReportedFailure, root_of
-from masrl._vocab import SURVEY
+from masrl.analysis._claims import show_value, stress_json, stress_text
+from masrl.base._cli_common import ReportedFailure, root_of
 from masrl.build import analysis_or_fail
+from masrl.corpus._vocab import SURVEY
 
 ROW_LIMIT = 12  # rows printed per claim; the site lists them all
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import click
 
-from masrl import __version__, _cli_common
+from masrl import __version__
+from masrl.base import _cli_common
 
 # Command name -> module whose `command` attribute implements it.
 COMMANDS = {
@@ -31,7 +32,7 @@ COMMANDS = {
     "schema": "masrl.schema",
     "export": "masrl.export",
     "trace": "masrl.trace.command",
-    "bench": "masrl.bench",
+    "bench": "masrl.bench.command",
     "discover": "masrl.living.discover",
     "screen": "masrl.living.screen",
     "refresh": "masrl.living.refresh",
@@ -69,7 +70,7 @@ def cli(ctx: click.Context, root: Path | None) -> None:
     Records live in papers/, exclusions/ and audits/ as one YAML file each; taxonomy.yaml holds
     the vocabulary. Start with `masrl validate`, regenerate everything with `masrl build`.
     """
-    ctx.obj = {"root": root.resolve() if root else None}  # found on first use: masrl._cli_common.root_of
+    ctx.obj = {"root": root.resolve() if root else None}  # found on first use: masrl.base._cli_common.root_of
 
 
 def main() -> None:

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import click
 
-from masrl._build import BuildError, analyse
-from masrl._cli_common import MasrlError, ReportedFailure, report, root_of
-from masrl._vocab import TaxonomyError
+from masrl.base._cli_common import MasrlError, ReportedFailure, report, root_of
 from masrl.build import analysis_or_fail
+from masrl.corpus._vocab import TaxonomyError
+from masrl.publish._build import analyse
+from masrl.publish._errors import BuildError
 
 # What a corpus is made of; the rest of the tree does not affect counts or claims.
 CORPUS_PATHS = ("taxonomy.yaml", "venues.yaml", "claims.yaml", "papers", "exclusions", "audits")
@@ -83,7 +84,7 @@ def command(ctx: click.Context, rev: str, output: Path | None) -> None:
         masrl diff origin/main
         masrl diff HEAD~3 -o "$GITHUB_STEP_SUMMARY"
     """
-    from masrl._diff import compare, markdown
+    from masrl.publish._diff import compare, markdown
 
     root = root_of(ctx)
     after = analysis_or_fail(root)

@@ -6,15 +6,16 @@ from pathlib import Path
 
 import click
 
-from masrl._cli_common import load_or_fail, root_of
-from masrl._export import corpus_json, exclusions_csv, papers_bib, papers_csv
+from masrl.base._cli_common import root_of
+from masrl.corpus._cli import load_or_fail
+from masrl.corpus._export import corpus_json, exclusions_csv, papers_bib, papers_csv
 
 
 def _emit(text: str, output: Path | None) -> None:
     if output is None:
         click.echo(text, nl=False)
     else:
-        from masrl._writer import write_if_changed
+        from masrl.base._writer import write_if_changed
 
         write_if_changed(output, text)
         click.echo(f"wrote {output}", err=True)

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import click
 
-from masrl._cli_common import ReportedFailure, root_of, taxonomy_failures
-from masrl._records import display_path, kind_of, record_files
-from masrl._vocab import load_taxonomy
-from masrl._writer import write_if_changed
+from masrl.base._cli_common import ReportedFailure, root_of
+from masrl.base._writer import write_if_changed
+from masrl.corpus._cli import taxonomy_failures
+from masrl.corpus._load import display_path, kind_of, record_files
+from masrl.corpus._vocab import load_taxonomy
 
 
 @click.command(name="fmt")
@@ -34,9 +35,9 @@ def command(ctx: click.Context, paths: tuple[Path, ...], check: bool) -> None:
         masrl fmt --check
         masrl fmt papers/c3.yaml
     """
-    from masrl._format import FormatError, format_record
-    from masrl._venues import read_venues, redundant
-    from masrl._yaml import YamlError, load_text, read_text
+    from masrl.corpus._format import FormatError, format_record
+    from masrl.corpus._venues import read_venues, redundant
+    from masrl.corpus._yaml import YamlError, load_text, read_text
 
     root = root_of(ctx)
     with taxonomy_failures():

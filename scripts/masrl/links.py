@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from masrl._cli_common import ReportedFailure, load_or_fail, root_of
+from masrl.base._cli_common import ReportedFailure, root_of
+from masrl.corpus._cli import load_or_fail
 
 
 @click.command(name="links")
@@ -39,7 +40,7 @@ def command(
         masrl links
         masrl links --only arxiv.org --per-host 1 --interval 3
     """
-    from masrl._links import DEAD, FAILING, OK, UNVERIFIED, check_urls
+    from masrl.living._links import DEAD, FAILING, OK, UNVERIFIED, check_urls
 
     loaded = load_or_fail(root_of(ctx))
     docs = {h.shown: h.doc for h in loaded.handles}

@@ -2,37 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from masrl._cli_common import root_of, taxonomy_failures
-from masrl._schema import RECORD_KINDS, json_schema
-from masrl._vocab import Taxonomy, load_taxonomy
-from masrl._writer import write_all
-
-SCHEMA_DIR = "schemas"
-
-
-def schema_path(kind: str) -> str:
-    return f"{SCHEMA_DIR}/{kind}.schema.json"
-
-
-def render_schemas(taxonomy: Taxonomy) -> dict[str, str]:
-    """Every record schema, and the stats document's, as {relative path: JSON text}."""
-    from masrl._stats import stats_schema
-    from masrl._venues import venues_schema
-    from masrl.living._protocol import protocol_schema
-
-    out = {
-        schema_path(kind): json.dumps(json_schema(kind, taxonomy), indent=2, ensure_ascii=False) + "\n"
-        for kind in RECORD_KINDS
-    }
-    out[schema_path("stats")] = json.dumps(stats_schema(taxonomy), indent=2, ensure_ascii=False) + "\n"
-    out[schema_path("protocol")] = json.dumps(protocol_schema(taxonomy), indent=2, ensure_ascii=False) + "\n"
-    out[schema_path("venues")] = json.dumps(venues_schema(taxonomy), indent=2, ensure_ascii=False) + "\n"
-    return out
+from masrl.base._cli_common import root_of
+from masrl.base._writer import write_all
+from masrl.corpus._cli import taxonomy_failures
+from masrl.corpus._vocab import load_taxonomy
+from masrl.publish._schemas import render_schemas
 
 
 @click.command(name="schema")

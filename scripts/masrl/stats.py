@@ -6,9 +6,9 @@ import json
 
 import click
 
-from masrl._cli_common import root_of
-from masrl._vocab import SURVEY
+from masrl.base._cli_common import root_of
 from masrl.build import analysis_or_fail
+from masrl.corpus._vocab import SURVEY
 
 
 @click.command(name="stats")

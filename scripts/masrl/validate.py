@@ -6,10 +6,11 @@ from pathlib import Path
 
 import click
 
-from masrl._cli_common import ReportedFailure, report, root_of, taxonomy_failures
-from masrl._problems import Problem, has_errors
-from masrl._records import kind_of, load_corpus
-from masrl._venues import VENUES_FILE
+from masrl.base._cli_common import ReportedFailure, report, root_of
+from masrl.base._problems import Problem, has_errors
+from masrl.corpus._cli import taxonomy_failures
+from masrl.corpus._load import kind_of, load_corpus
+from masrl.corpus._venues import VENUES_FILE
 from masrl.living._protocol import PROTOCOL_FILE, check_with_records
 
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from masrl._records import Corpus
+from masrl.corpus._records import Corpus
 from masrl.living._protocol import Protocol, round_of
 from masrl.living._rank import Decision, MissingExtra, decisions, score_texts, training_set
 

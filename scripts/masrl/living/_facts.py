@@ -39,10 +39,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from masrl._records import Paper
-from masrl._scaffold import TITLE_SIMILARITY, normalise_title
-from masrl._venues import Venues
+from masrl.corpus._records import Paper
+from masrl.corpus._venues import Venues
 from masrl.living._net import Client, NetworkError, SourceError
+from masrl.living._scaffold import TITLE_SIMILARITY, normalise_title
 from masrl.living._sources import (
     ArxivPage,
     Found,

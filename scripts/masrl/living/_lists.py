@@ -32,9 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from masrl._problems import Problem
-from masrl._records import Corpus, display_path
-from masrl._scaffold import normalise_title
+from masrl.base._problems import Problem
+from masrl.corpus._load import display_path
+from masrl.corpus._records import Corpus
+from masrl.living._scaffold import normalise_title
 
 MAX_BYTES = 20_000_000  # a curated list is tens of kilobytes; anything this large is a mistake
 FORMATS = {
@@ -418,7 +419,7 @@ def read_bibtex(text: str, shown: str) -> tuple[list[Listed], list[Problem]]:
 
     from bibtexparser import parse_string  # type: ignore[attr-defined]
 
-    from masrl._bibtex import decode_latex
+    from masrl.corpus._bibtex import decode_latex
 
     logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)  # failures are reported below
     library = parse_string(text)
@@ -615,8 +616,8 @@ def match_list(
     """What the corpus made of every paper of the list *read* (see :class:`Owners`).
 
     *queue* holds the screening queue's entries (:class:`masrl.living._queue.Entry`), *unfinished*
-    the records still being written (:func:`masrl._scaffold.unfinished_records`), which count."""
-    from masrl._schema import EXCLUSION_ID_PATTERN
+    the records still being written (:func:`masrl.living._scaffold.unfinished_records`), which count."""
+    from masrl.corpus._schema import EXCLUSION_ID_PATTERN
     from masrl.living._queue import PENDING
 
     owners = Owners(corpus, unfinished)

@@ -20,14 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from masrl import _vocab as v
-from masrl._problems import Problem, Severity, did_you_mean, one_of
-from masrl._records import Corpus, Exclusion, Handle, Loaded, Paper, display_path
-from masrl._schema import DATE_PATTERN, PROTOCOL_ID_PATTERN, SINGLE_LINE_PATTERN, URL_PATTERN
-from masrl._schema_walk import dotted as _dotted
-from masrl._schema_walk import schema_problems
-from masrl._vocab import Taxonomy
-from masrl._yaml import Document, YamlError, load_path
+from masrl.base._problems import Problem, Severity, did_you_mean, one_of
+from masrl.corpus import _vocab as v
+from masrl.corpus._load import display_path
+from masrl.corpus._records import Corpus, Exclusion, Handle, Loaded, Paper
+from masrl.corpus._schema import DATE_PATTERN, PROTOCOL_ID_PATTERN, SINGLE_LINE_PATTERN, URL_PATTERN
+from masrl.corpus._schema_walk import dotted as _dotted
+from masrl.corpus._schema_walk import schema_problems
+from masrl.corpus._vocab import Taxonomy
+from masrl.corpus._yaml import Document, YamlError, load_path
 
 Path_ = tuple[str | int, ...]
 PROTOCOL_FILE = "protocol.yaml"
@@ -173,6 +174,13 @@ class Protocol:
             if r.id == round_id:
                 return r
         raise KeyError(round_id)
+
+    def discovery_round_error(self, round_id: str) -> str | None:
+        """Why *round_id* cannot name the round of discovered records, or None when it can."""
+        rounds = [r.id for r in self.rounds if r.origin == "discovery"]
+        if round_id in rounds:
+            return None
+        return f"--round must be a discovery round of protocol.yaml ({', '.join(rounds)}), not {round_id!r}"
 
     def boundary(self, rule_id: str) -> BoundaryRule:
         for b in self.boundary_rules:
@@ -362,7 +370,7 @@ def protocol_schema(taxonomy: Taxonomy) -> dict[str, Any]:
 
 def _schema_problems(doc: Document, schema: dict[str, Any], shown: str) -> Iterator[Problem]:
     """The problems JSON Schema validation of *doc* against *schema* would report
-    (:func:`masrl._schema_walk.schema_problems`, with the protocol's pattern messages)."""
+    (:func:`masrl.corpus._schema_walk.schema_problems`, with the protocol's pattern messages)."""
     return schema_problems(doc, schema, shown, _PATTERN_HINTS)
 
 

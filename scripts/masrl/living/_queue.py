@@ -22,13 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from masrl._checks import record_ids
-from masrl._format import scalar
-from masrl._problems import Problem
-from masrl._records import Corpus, display_path
-from masrl._scaffold import TITLE_SIMILARITY, normalise_title
-from masrl._writer import write_if_changed
-from masrl._yaml import YamlError, load_path
+from masrl.base._problems import Problem
+from masrl.base._writer import write_if_changed
+from masrl.corpus._checks import record_ids
+from masrl.corpus._format import scalar
+from masrl.corpus._load import display_path
+from masrl.corpus._records import Corpus
+from masrl.corpus._yaml import YamlError, load_path
+from masrl.living._scaffold import TITLE_SIMILARITY, normalise_title
 from masrl.living._sources import Found, strip_version
 
 QUEUE_DIR = "screening"

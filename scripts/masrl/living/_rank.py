@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from masrl._records import Corpus
+from masrl.corpus._records import Corpus
 from masrl.living._protocol import Protocol
 
 TOP_TERMS = 5

@@ -34,10 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from masrl._problems import Problem, did_you_mean
-from masrl._records import Paper, display_path
-from masrl._schema import ARXIV_PATTERN, DATE_PATTERN, DOI_PATTERN, URL_PATTERN
-from masrl._yaml import YamlError, load_path
+from masrl.base._problems import Problem, did_you_mean
+from masrl.corpus._load import display_path
+from masrl.corpus._records import Paper
+from masrl.corpus._schema import ARXIV_PATTERN, DATE_PATTERN, DOI_PATTERN, URL_PATTERN
+from masrl.corpus._yaml import YamlError, load_path
 from masrl.living import _net
 from masrl.living._net import Answer, Client, SourceError, looks_like_html, one_line, service_text
 from masrl.living._protocol import Protocol, QueryFamily

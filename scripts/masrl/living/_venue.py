@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from masrl._venues import Venues
+    from masrl.corpus._venues import Venues
 
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d{2})(?!\d)")
 _WORKSHOP = re.compile(r"\bworkshops?\b", re.I)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from masrl._cli_common import root_of
+from masrl.base._cli_common import root_of
 
 
 @click.group(name="cache")

@@ -10,8 +10,9 @@ from typing import Any
 
 import click
 
-from masrl._cli_common import MasrlError, load_tolerating_unfinished, root_of
-from masrl._records import Corpus
+from masrl.base._cli_common import MasrlError, root_of
+from masrl.corpus._cli import load_tolerating_unfinished
+from masrl.corpus._records import Corpus
 from masrl.living._lists import ListError, Matched, ReadList, match_list, read_list
 
 TITLE_WIDTH = 80
@@ -120,8 +121,8 @@ def command(ctx: click.Context, files: tuple[Path, ...], as_json: bool) -> None:
         masrl coverage awesome-llm-marl/README.md
         masrl coverage lists/*.md papers.bib --json
     """
-    from masrl._scaffold import unfinished_records
     from masrl.living._queue import read_queue
+    from masrl.living._scaffold import unfinished_records
 
     root = root_of(ctx)
     loaded = load_tolerating_unfinished(root)

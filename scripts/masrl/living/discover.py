@@ -12,8 +12,9 @@ from typing import Any
 
 import click
 
-from masrl._cli_common import MasrlError, ReportedFailure, load_tolerating_unfinished, report, root_of
-from masrl._records import Corpus
+from masrl.base._cli_common import MasrlError, ReportedFailure, report, root_of
+from masrl.corpus._cli import load_tolerating_unfinished
+from masrl.corpus._records import Corpus
 from masrl.living._protocol import Protocol, ProtocolError, load_protocol
 from masrl.living._sources import Found
 
@@ -176,9 +177,9 @@ def list_candidates(
 
 def _known_or_queued(root: Path, loaded: Any) -> Callable[[Found], bool]:
     """Whether a listed paper is a record of the corpus (as `masrl coverage` matches) or queued."""
-    from masrl._scaffold import unfinished_records
     from masrl.living._lists import Owners
     from masrl.living._queue import read_queue
+    from masrl.living._scaffold import unfinished_records
 
     owners = Owners(loaded.corpus, unfinished_records(loaded))
     entries, _ = read_queue(root)
@@ -342,10 +343,10 @@ def command(
         masrl discover --markdown > pr-body.md
         masrl discover --evaluate
     """
-    from masrl._scaffold import unfinished_records
     from masrl.living._net import CACHE_DAYS, CACHE_DIR, Client, NetworkError
     from masrl.living._queue import entry_data, write_entry
     from masrl.living._rank import MissingExtra
+    from masrl.living._scaffold import unfinished_records
     from masrl.living._sources import SourceError, read_manual
 
     if as_json and as_markdown:
@@ -365,10 +366,9 @@ def command(
     loaded = load_tolerating_unfinished(root)
     corpus = loaded.corpus
     protocol = protocol_or_fail(root, corpus)
-    if round_id is not None:
-        from masrl.living.screen import check_round
-
-        check_round(protocol, round_id)
+    round_error = protocol.discovery_round_error(round_id) if round_id is not None else None
+    if round_error:
+        raise MasrlError(round_error)
     if evaluate:
         from masrl.living._evaluate import evaluate_report
 

@@ -8,9 +8,10 @@ from typing import Any
 
 import click
 
-from masrl._cli_common import MasrlError, load_or_fail, root_of
-from masrl._records import Paper
-from masrl._venues import Venues
+from masrl.base._cli_common import MasrlError, root_of
+from masrl.corpus._cli import load_or_fail
+from masrl.corpus._records import Paper
+from masrl.corpus._venues import Venues
 
 
 def _shown(value: Any) -> str:
@@ -23,7 +24,7 @@ def _shown(value: Any) -> str:
 
 def _cited(paper: Paper, venues: Venues) -> str:
     """How *paper* is cited: ``@inproceedings, booktitle 'ICLR', year 2025``."""
-    from masrl._venues import citation
+    from masrl.corpus._citation import citation
 
     placed = venues.place(paper.venue)
     if placed is None:
@@ -141,10 +142,10 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
 
 
 def _write(root: Path, corpus: Any, paper: Paper, changes: list[Any]) -> None:
-    from masrl._format import FormatError, format_record
-    from masrl._schema import check_record
-    from masrl._writer import write_if_changed
-    from masrl._yaml import YamlError, load_text
+    from masrl.base._writer import write_if_changed
+    from masrl.corpus._format import FormatError, format_record
+    from masrl.corpus._schema import check_record
+    from masrl.corpus._yaml import YamlError, load_text
 
     path = root / "papers" / f"{paper.key}.yaml"
     text = path.read_text("utf-8")

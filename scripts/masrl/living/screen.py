@@ -21,10 +21,11 @@ from typing import Any
 
 import click
 
-from masrl import _vocab as v
-from masrl._cli_common import MasrlError, ReportedFailure, load_tolerating_unfinished, root_of
-from masrl._records import EXCLUSIONS_DIR, PAPERS_DIR, Loaded
-from masrl._schema import EXCLUSION_ID_PATTERN, KEY_PATTERN, SUMMARY_MAX
+from masrl.base._cli_common import MasrlError, ReportedFailure, root_of
+from masrl.corpus import _vocab as v
+from masrl.corpus._cli import load_tolerating_unfinished
+from masrl.corpus._records import EXCLUSIONS_DIR, PAPERS_DIR, Loaded
+from masrl.corpus._schema import EXCLUSION_ID_PATTERN, KEY_PATTERN, SUMMARY_MAX
 from masrl.living._protocol import Protocol
 from masrl.living._queue import EXCLUDED, INCLUDED, PENDING, Entry, Known, find_entry, read_queue, write_entry
 from masrl.living._text import last_first
@@ -51,7 +52,7 @@ class Session:
 
 def _existing(session: Session, entry: Entry) -> str | None:
     """The paper key or exclusion id the corpus already holds this candidate as, if any."""
-    from masrl._scaffold import unfinished_records
+    from masrl.living._scaffold import unfinished_records
 
     known = Known(session.loaded.corpus, unfinished_records(session.loaded))
     d = entry.data
@@ -81,9 +82,9 @@ def check_round(protocol: Protocol, round_id: str | None) -> str | None:
     """*round_id* if it is a discovery round of the protocol, else MasrlError."""
     if round_id is None:
         return None
-    rounds = [r.id for r in protocol.rounds if r.origin == "discovery"]
-    if round_id not in rounds:
-        raise MasrlError(f"--round must be a discovery round of protocol.yaml ({', '.join(rounds)}), not {round_id!r}")
+    error = protocol.discovery_round_error(round_id)
+    if error:
+        raise MasrlError(error)
     return round_id
 
 
@@ -132,7 +133,7 @@ def rules_text(protocol: Protocol, decision: str | None = None) -> str:
 
 def include(session: Session, entry: Entry, key: str | None, rule: str | None = None) -> str:
     """Scaffold the paper record for *entry*; returns what was done, for the user."""
-    from masrl._scaffold import Candidate, house_key, scaffold
+    from masrl.living._scaffold import Candidate, house_key, scaffold
 
     rule = check_rule(session.protocol, rule, "include")
     round_id = _round_for(session, entry)
@@ -211,9 +212,9 @@ def _next_exclusion_id(session: Session) -> str:
 
 def exclude(session: Session, entry: Entry, reasons: list[str], stage: str, note: str, rule: str | None = None) -> str:
     """Write the exclusion record for *entry*; returns what was done, for the user."""
-    from masrl._format import dump_record
-    from masrl._schema import check_record
-    from masrl._yaml import Document
+    from masrl.corpus._format import dump_record
+    from masrl.corpus._schema import check_record
+    from masrl.corpus._yaml import Document
 
     rule = check_rule(session.protocol, rule, "exclude")
     round_id = _round_for(session, entry)

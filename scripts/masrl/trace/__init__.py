@@ -7,6 +7,8 @@ measures, draws and imports traces. Heavy libraries are imported inside function
 ``masrl`` command stays fast.
 
 From Python: ``from masrl.trace import load, validate, metrics`` (see :mod:`masrl.trace.api`).
+
+May import: :mod:`masrl.base` only. The toolkit stands alone: it reads traces, not the corpus.
 """
 
 from __future__ import annotations

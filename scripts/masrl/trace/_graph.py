@@ -44,7 +44,7 @@ from typing import Any
 
 from msgspec import UNSET
 
-from masrl._problems import one_of
+from masrl.base._problems import one_of
 from masrl.trace import _model as m
 from masrl.trace._problems import pointer
 

@@ -17,7 +17,7 @@ from it, and ``masrl trace metrics --help`` points there). The definitions in sh
 :func:`compute` takes a trace that passed validation, with the :class:`~._graph.Graph` the checks
 built, and returns one JSON-ready dict.
 
-Invariants, for every valid trace (tests/test_trace_metrics.py checks them with hypothesis over
+Invariants, for every valid trace (tests/trace/test_trace_metrics.py checks them with hypothesis over
 random traces with events out of order, more than 16 tools and nested spans):
 
 * ``1 <= critical_steps <= events``, so ``parallel_speedup >= 1``; the critical path lists

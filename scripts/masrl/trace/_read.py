@@ -39,7 +39,7 @@ from typing import Any
 
 import msgspec
 
-from masrl._problems import did_you_mean, one_of
+from masrl.base._problems import did_you_mean, one_of
 from masrl.trace import _model as m
 from masrl.trace._problems import TraceProblem, pointer, show
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from masrl._cli_common import MasrlError, ReportedFailure, collector_paused, keep_until_exit
+from masrl.base._cli_common import MasrlError, ReportedFailure, collector_paused, keep_until_exit
 
 if TYPE_CHECKING:
     from masrl.trace._otel_write import Outcome
@@ -159,7 +159,7 @@ def _metrics_table(files: tuple[Path, ...], out: Path, strict: bool) -> None:
     """Write the metrics table of every trace in *files* to *out* (see ``metrics --table``)."""
     import sys
 
-    from masrl._writer import write_if_changed
+    from masrl.base._writer import write_if_changed
     from masrl.trace import _table
     from masrl.trace._validate import trace_files
 
@@ -230,8 +230,8 @@ def schema(ctx: click.Context, to_stdout: bool) -> None:
         masrl trace schema
         masrl trace schema --stdout | less
     """
-    from masrl._cli_common import root_of
-    from masrl._writer import write_all
+    from masrl.base._cli_common import root_of
+    from masrl.base._writer import write_all
     from masrl.trace._schema import SCHEMA_PATH, schema_text
 
     text = schema_text()
@@ -268,7 +268,7 @@ def generate(output: Path, agents: int, rounds: int, stages: int, seed: int, ori
     \b
         masrl trace generate --agents 100 --rounds 1500 big-swarm.json
     """
-    from masrl._writer import write_if_changed
+    from masrl.base._writer import write_if_changed
     from masrl.trace._generate import encode, original, swarm
 
     trace = swarm(agents, rounds, stages=stages, seed=seed)
@@ -414,7 +414,7 @@ def _write_all(ready: list[Outcome]) -> int:
     """Write the traces that passed (each file atomically); print the one without a path."""
     import os
 
-    from masrl._writer import write_if_changed
+    from masrl.base._writer import write_if_changed
 
     for outcome in ready:
         if outcome.path is None:

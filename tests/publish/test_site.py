@@ -1,0 +1,643 @@
+"""The published site, built with MkDocs --strict and read in a real headless Chromium, offline."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+from _site_support import (
+    REPO,
+    Visit,
+    copy_site_frame,
+    mkdocs_build,
+    serve,
+    serve_like_pages,
+)
+
+from masrl.corpus._load import load_corpus
+from masrl.publish._site import PAPERS_PER_PAGE
+
+CORPUS = load_corpus(REPO).corpus
+FAMILY = {p.key: CORPUS.taxonomy.family_of(p.reward_type) for p in CORPUS.papers}
+SITE_URL = "https://masrl.github.io/masrl/"  # site_url's default in site/mkdocs.yml
+PAGE_BUDGET = 150_000  # bytes: the papers page's own HTML, JS and data
+
+
+def test_mkdocs_strict_build_has_no_warnings(repo_build: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, result = repo_build
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "WARNING" not in result.stderr + result.stdout
+    assert (out / "papers" / "index.html").is_file()
+    assert (out / "papers" / "c3" / "index.html").is_file()
+    assert (out / "taxonomy" / "credit-unit" / "orchestrator" / "index.html").is_file()
+    assert (out / "whats-new" / "index.html").is_file()
+    assert (out / "feed.xml").is_file()
+
+
+def test_papers_page_weight_is_within_budget(repo_site: Path) -> None:
+    from masrl.bench._targets import PAGE_GZIP_BUDGET_KB, page_weight
+
+    page = (repo_site / "papers" / "index.html").stat().st_size
+    script = (repo_site / "assets" / "papers.js").stat().st_size
+    assert page + script <= PAGE_BUDGET, page + script
+    # as transferred; `masrl bench` holds the same budget at 300 entries
+    _, html, js, details = page_weight(repo_site)
+    assert html + js <= PAGE_GZIP_BUDGET_KB
+    assert details > 0
+
+
+def test_summaries_and_authors_are_not_in_the_page_but_in_its_details(repo_site: Path) -> None:
+    from masrl.publish._site import DETAILS_FILE
+
+    html = (repo_site / "papers" / "index.html").read_text("utf-8")
+    data = json.loads(html.split('id="masrl-paper-data">', 1)[1].split("</script>", 1)[0])
+    more = json.loads((repo_site / DETAILS_FILE).read_text("utf-8"))
+    assert len(more["rows"]) == len(data["rows"]) == len(CORPUS.papers)
+    for row, extra, paper in zip(data["rows"], more["rows"], CORPUS.papers, strict=True):
+        assert row["k"] == paper.key
+        assert not {"x", "au"} & set(row)
+        assert (extra["x"], extra["au"]) == (paper.summary, list(paper.authors))
+        assert paper.summary not in html
+
+
+def test_no_page_references_an_outside_host_for_assets(repo_site: Path) -> None:
+    # a canonical link names the page's published address; browsers do not fetch it
+    asset = re.compile(
+        r"""<(?:script|link(?![^>]*rel="canonical")|img)\b[^>]*(?:src|href)=["'](https?:)?//(?!127\.0\.0\.1)"""
+    )
+    for page in repo_site.rglob("*.html"):
+        text = page.read_text("utf-8")
+        assert "fonts.googleapis" not in text, page
+        assert not asset.search(text), page
+
+
+@pytest.fixture
+def visit(browser: Any, repo_site: Path) -> Iterator[Visit]:
+    with serve(repo_site) as base:
+        v = Visit(browser, base)
+        yield v
+        assert v.errors == [], "console errors"
+        assert v.outside() == [], "requests to outside hosts"
+        v.close()
+
+
+def heading(page: Any) -> str:
+    """The page's h1 without the permalink anchor MkDocs appends."""
+    return page.eval_on_selector(
+        "h1",
+        "h => Array.from(h.childNodes).filter(n => !(n.classList && n.classList.contains('headerlink')))"
+        ".map(n => n.textContent).join('')",
+    )
+
+
+def rows(page: Any) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        ".masrl-table tbody tr", "trs => trs.map(tr => Array.from(tr.cells).map(td => td.textContent))"
+    )
+
+
+def test_papers_page_lists_every_entry(visit: Visit) -> None:
+    page = visit.go("/papers/")
+    n = len(CORPUS.papers)
+    assert len(rows(page)) == min(n, PAPERS_PER_PAGE)  # the rest are a page click away
+    assert page.text_content(".masrl-count") == f"{n} of {n} entries"
+
+
+def choose(page: Any, key: str, *values: str) -> None:
+    """Tick *values* in the filter list *key*, as a reader does: open the list, click each box."""
+    facet = f'.masrl-facet[data-k="{key}"]'
+    if page.get_attribute(facet, "open") is None:
+        page.click(f"{facet} > summary")
+    for value in values:
+        page.check(f'{facet} input[value="{value}"]')
+
+
+def test_text_and_family_filter_narrow_the_rows(visit: Visit) -> None:
+    page = visit.go("/papers/")
+    page.fill('input[name="q"]', "orchestrat")
+    page.evaluate("window.masrlPapers.ready()")  # authors and summaries are searched once loaded
+    choose(page, "f", "R7")
+    expected = [
+        p
+        for p in CORPUS.papers
+        if FAMILY[p.key] == "R7"
+        and "orchestrat" in " ".join((p.title, p.key, p.summary, " ".join(p.authors), p.venue)).lower()
+    ]
+    assert len(rows(page)) == len(expected) > 0
+    assert page.text_content(".masrl-count") == f"{len(expected)} of {len(CORPUS.papers)} entries"
+    assert "f=R7" in page.url
+    assert "q=orchestrat" in page.url
+
+
+def test_a_filter_takes_several_values_any_of(visit: Visit) -> None:
+    page = visit.go("/papers/")
+    choose(page, "u", "orchestrator", "team")
+    expected = {p.title for p in CORPUS.papers if p.credit_unit in ("orchestrator", "team")}
+    assert {r[0] for r in rows(page)} == expected
+    assert "u=orchestrator&u=team" in page.url
+    assert page.text_content('.masrl-facet[data-k="u"] .masrl-facet__value') == "Orchestrator, Team"
+
+
+def test_searching_a_unicode_name_finds_it(visit: Visit) -> None:
+    page = visit.go("/papers/?q=Grégoire")
+    assert [r[0] for r in rows(page)] == [p.title for p in CORPUS.papers if any("Grégoire" in a for a in p.authors)]
+
+
+def test_the_details_load_only_when_a_reader_searches_or_exports(visit: Visit) -> None:
+    from masrl.publish._site import DETAILS_FILE
+
+    # Arrange: a word only summaries hold
+    summaries = " ".join(p.summary.lower() for p in CORPUS.papers)
+    others = " ".join(" ".join((p.title, p.key, p.venue, *p.authors)).lower() for p in CORPUS.papers)
+    word = next(w for w in sorted(set(summaries.split())) if len(w) > 6 and w.isalpha() and w not in others)
+    # Act, Assert: the page loads without them
+    page = visit.go("/papers/")
+    assert not [u for u in visit.requests if u.endswith(DETAILS_FILE)]
+    page.fill('input[name="q"]', word)
+    page.evaluate("window.masrlPapers.ready()")
+    assert [u for u in visit.requests if u.endswith(DETAILS_FILE)] == [visit.base + "/" + DETAILS_FILE]
+    assert {r[0] for r in rows(page)} == {p.title for p in CORPUS.papers if word in p.summary.lower()}
+
+
+def test_without_the_details_the_page_still_filters_and_says_why_search_is_short(
+    browser: Any, repo_site: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    from masrl.publish._site import DETAILS_FILE
+
+    # Arrange: the site without its details file
+    site = tmp_path / "site"
+    shutil.copytree(repo_site, site)
+    (site / DETAILS_FILE).unlink()
+    with serve(site) as base:
+        v = Visit(browser, base)
+        # Act
+        page = v.go("/papers/?q=orchestrat")
+        # Assert: titles, keys and venues are still searched; the notice says what is missing
+        expected = {p.title for p in CORPUS.papers if "orchestrat" in " ".join((p.title, p.key, p.venue)).lower()}
+        assert {r[0] for r in rows(page)} == expected
+        assert "could not be loaded (404 File not found)" in page.text_content(".masrl-notice")
+        assert page.evaluate("window.masrlPapers.ready()") is False  # so the export buttons write nothing
+        assert v.dialogs == []
+        v.close()
+
+
+def test_two_clicks_reach_orchestration_orchestrator_2026(visit: Visit) -> None:
+    page = visit.go("/papers/?y=2026")
+    choose(page, "f", "R7")
+    choose(page, "u", "orchestrator")
+    expected = {
+        p.title for p in CORPUS.papers if FAMILY[p.key] == "R7" and p.credit_unit == "orchestrator" and p.year == 2026
+    }
+    assert {r[0] for r in rows(page)} == expected
+    # the option counts follow the other filters
+    count = page.text_content('.masrl-facet[data-k="u"] input[value="orchestrator"] ~ .masrl-n')
+    assert count == f" ({len(expected)})"
+
+
+@pytest.mark.parametrize(
+    ("query", "keep"),
+    [
+        # links shared before the filters took several values open the same view
+        ("?u=orchestrator&y=2026", lambda p: p.credit_unit == "orchestrator" and p.year == 2026),
+        ("?f=R7&rl=yes", lambda p: FAMILY[p.key] == "R7" and p.rl == "yes"),
+        (
+            "?o=O5:designed",
+            lambda p: p.subdecisions is not None and getattr(p.subdecisions.get("O5"), "code", "") == "designed",
+        ),
+        ("?s=yes", lambda p: p.strict_credit),
+        # several values, repeated or comma-separated
+        ("?u=orchestrator,team&y=2026", lambda p: p.credit_unit in ("orchestrator", "team") and p.year == 2026),
+    ],
+)
+def test_shared_links_open_the_same_view(visit: Visit, query: str, keep: Any) -> None:
+    page = visit.go("/papers/" + query)
+    assert {r[0] for r in rows(page)} == {p.title for p in CORPUS.papers if keep(p)}
+    assert page.locator(".masrl-notice").is_hidden()
+
+
+@pytest.mark.parametrize("query", ["?u=bogus", "?u=orchestrator&u=bogus", "?sort=nonsense", "?zz=1"])
+def test_unknown_url_values_are_explained_not_silently_empty(visit: Visit, query: str) -> None:
+    page = visit.go("/papers/" + query)
+    notice = page.locator(".masrl-notice")
+    assert notice.is_visible()
+    assert "does not have" in notice.text_content()
+    wanted = query.split("=", 1)[1].split("&")[0] if "bogus" not in query else "bogus"
+    assert wanted in notice.text_content() or "zz" in notice.text_content()
+    assert len(rows(page)) > 0  # the unknown value is left out, not turned into an empty table
+
+
+def test_sorting_by_year_orders_the_rows(visit: Visit) -> None:
+    page = visit.go("/papers/")
+    page.click('th[data-sort="y"] button')
+    years = [int(r[1]) for r in rows(page)]
+    assert years == sorted(years, reverse=True)
+    assert page.get_attribute('th[data-sort="y"]', "aria-sort") == "descending"
+    page.click('th[data-sort="y"] button')
+    years = [int(r[1]) for r in rows(page)]
+    assert years == sorted(years)
+    assert "sort=y" in page.url
+
+
+def test_sorting_by_venue(visit: Visit) -> None:
+    page = visit.go("/papers/")
+    page.click('th[data-sort="ve"] button')
+    venues = [r[2] for r in rows(page)]
+    assert venues == sorted((p.venue for p in CORPUS.papers), key=str.lower)[:PAPERS_PER_PAGE]
+    assert page.get_attribute('th[data-sort="ve"]', "aria-sort") == "ascending"
+
+
+def test_the_url_restores_a_filtered_view(visit: Visit) -> None:
+    page = visit.go("/papers/?f=R7&u=orchestrator&y=2026&sort=t&dir=asc")
+    titles = [r[0] for r in rows(page)]
+    assert titles == sorted(titles, key=str.lower)
+    assert len(titles) == sum(
+        FAMILY[p.key] == "R7" and p.credit_unit == "orchestrator" and p.year == 2026 for p in CORPUS.papers
+    )
+    assert len(titles) >= 5
+    assert page.is_checked('.masrl-facet[data-k="f"] input[value="R7"]')
+    assert page.is_checked('.masrl-facet[data-k="y"] input[value="2026"]')
+
+
+def test_code_and_pdf_links_in_the_table(visit: Visit) -> None:
+    page = visit.go("/papers/?q=c3")
+    links = page.eval_on_selector_all(
+        ".masrl-table tbody tr td:last-child a", "as => as.map(a => [a.textContent, a.href])"
+    )
+    c3 = next(p for p in CORPUS.papers if p.key == "c3")
+    assert ["PDF", f"https://arxiv.org/pdf/{c3.arxiv}"] in links
+
+
+def _download(page: Any, kind: str) -> str:
+    with page.expect_download() as info:
+        page.click(f'button[data-export="{kind}"]')
+    return Path(info.value.path()).read_text("utf-8")
+
+
+def test_export_bibtex_is_exactly_the_view_in_the_order_shown(visit: Visit, repo_site: Path) -> None:
+    from masrl.corpus._export import bib_blocks
+
+    page = visit.go("/papers/?u=orchestrator,agent&sort=t&dir=desc")
+    titles = [r[0] for r in rows(page)]
+    text = _download(page, "bib")
+    blocks = bib_blocks(text)
+    by_title = {p.title: p.key for p in CORPUS.papers}
+    assert list(blocks) == [by_title[t] for t in titles]
+    # every entry is the one the site's papers.bib carries, byte for byte
+    published = bib_blocks((repo_site / "data" / "papers.bib").read_text("utf-8"))
+    for key, block in blocks.items():
+        assert block == published[key], key
+
+
+def test_export_bibtex_of_every_entry_parses_to_unicode_names(visit: Visit) -> None:
+    import bibtexparser
+    from bibtexparser import middlewares as m
+
+    from masrl.corpus._bibtex import decode_latex
+
+    page = visit.go("/papers/")
+    library = bibtexparser.parse_string(
+        _download(page, "bib"),
+        append_middleware=[m.SeparateCoAuthors(), m.SplitNameParts(), m.MergeNameParts(style="last")],
+    )
+    assert library.failed_blocks == []
+    names = {e.key: [decode_latex(a) for a in e["author"] if a != "others"] for e in library.entries}
+    assert names["agentdojo2024"][2] == "Balunović, Mislav"
+    assert names == {p.key: list(p.authors) for p in CORPUS.papers}
+
+
+def test_export_csv_is_exactly_the_view_in_the_order_shown(visit: Visit) -> None:
+    import csv
+    import io
+
+    page = visit.go("/papers/?y=2025&sort=ve&dir=asc")
+    shown = [r[0] for r in rows(page)]
+    table = list(csv.DictReader(io.StringIO(_download(page, "csv"))))
+    assert [row["title"] for row in table] == shown
+    first = next(p for p in CORPUS.papers if p.title == shown[0])
+    assert table[0]["key"] == first.key
+    assert table[0]["authors"].split("; ")[0] == first.authors[0]
+    assert table[0]["credit_unit"] == first.credit_unit
+    assert visit.outside() == []
+
+
+def test_export_csv_of_the_whole_table_holds_every_field_of_every_entry(visit: Visit) -> None:
+    """Every cell comes back, including values the page data gives once as a default."""
+    import csv
+    import io
+
+    from masrl.publish._site import _cell_value, table_fields
+
+    tax = CORPUS.taxonomy
+    family = {p.key: tax.family_of(p.reward_type) for p in CORPUS.papers}
+    table = list(csv.DictReader(io.StringIO(_download(visit.go("/papers/"), "csv"))))
+    assert len(table) == len(CORPUS.papers) > PAPERS_PER_PAGE  # the export is the view, not the page
+    by_key = {p.key: p for p in CORPUS.papers}
+    for row in table:
+        p = by_key[row["key"]]
+        expected = {
+            "title": p.title,
+            "authors": "; ".join(p.authors) + ("; et al." if p.et_al else ""),
+            "year": str(p.year),
+            "venue": p.venue,
+            "strict_credit": "yes" if p.strict_credit else "no",
+            "added": p.added,
+            "arxiv": p.arxiv or "",
+            "doi": p.doi or "",
+            "code": p.code or "",
+            "pdf": f"https://arxiv.org/pdf/{p.arxiv}" if p.arxiv else "",
+        }
+        for name in table_fields(tax):
+            value = _cell_value(p, name, family, tax)
+            expected[name] = value if isinstance(value, str) else ";".join(value)
+        assert {k: row[k] for k in expected} == expected, p.key
+
+
+def test_the_search_box_shows_a_visible_focus_ring(visit: Visit) -> None:
+    page = visit.go("/papers/")
+    page.focus('input[name="q"]')
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")  # keyboard focus, so :focus-visible applies
+    ring = page.eval_on_selector(
+        'input[name="q"]',
+        "e => { const s = getComputedStyle(e); return [s.outlineStyle, parseFloat(s.outlineWidth)]; }",
+    )
+    assert ring[0] != "none"
+    assert ring[1] >= 2
+
+
+def test_without_javascript_a_notice_explains_and_the_rows_are_listed(browser: Any, repo_site: Path) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    with serve(repo_site) as base:
+        page = context.new_page()
+        page.goto(base + "/papers/")
+        assert "JavaScript is off" in page.text_content("noscript")
+        assert page.locator(".masrl-noscript").is_visible()
+        assert page.locator(".masrl-filterbox").is_hidden()  # no dead controls
+        assert page.locator(".masrl-noscript-list li").count() == len(CORPUS.papers)
+        assert page.locator(".masrl-noscript-list a").first.get_attribute("href") == f"{CORPUS.papers[0].key}/"
+    context.close()
+
+
+def test_phone_layout_pins_titles_and_folds_the_filters(browser: Any, repo_site: Path) -> None:
+    with serve(repo_site) as base:
+        v = Visit(browser, base, width=390)
+        page = v.go("/papers/")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert page.get_attribute(".masrl-filterbox", "open") is None  # folded: the rows come first
+        box = page.locator(".masrl-scroll")
+        left = page.eval_on_selector(".masrl-scroll", "e => e.getBoundingClientRect().left")
+        box.evaluate("e => { e.scrollLeft = 400; }")
+        title = page.eval_on_selector(".masrl-table tbody td", "e => e.getBoundingClientRect().left")
+        assert abs(title - left) < 1  # the title column stays put while the table scrolls
+        assert v.errors == []
+        v.close()
+
+
+def test_a_paper_page_shows_its_bibtex_with_a_copy_button(visit: Visit) -> None:
+    page = visit.go("/papers/c3/")
+    code = page.text_content("pre code")
+    assert code.startswith("@article{c3,")
+    assert "eprint = {2603.06859}" in code
+    assert page.locator('pre button[data-md-type="copy"]').count() == 1
+    edit = page.get_attribute('a[rel="edit"]', "href")
+    assert edit.endswith("/edit/main/papers/c3.yaml")
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_the_404_page_works_under_a_sub_path(
+    browser: Any, repo_site: Path, tmp_path_factory: pytest.TempPathFactory, width: int
+) -> None:
+    scratch = tmp_path_factory.mktemp("pages")
+    prefix = urlsplit(SITE_URL).path  # where the site is published, e.g. /masrl/
+    with serve_like_pages(repo_site, prefix, scratch) as base:
+        v = Visit(browser, base.rsplit(prefix.rstrip("/"), 1)[0], width=width)
+        failed: list[str] = []
+        v.page.on(
+            "response",
+            lambda r: failed.append(r.url) if r.status >= 400 and r.request.resource_type != "document" else None,
+        )
+        response = v.page.goto(base + "/no/such/page/")
+        v.page.wait_for_load_state("networkidle")
+        assert response.status == 404
+        assert v.page.locator("h1").first.text_content().strip() == "404 - Not found"
+        assert failed == [], "the 404 page's own assets must load from a nested missing path"
+        # the theme's stylesheet applied: the header is the primary colour, not unstyled
+        assert v.page.eval_on_selector(".md-header", "e => getComputedStyle(e).position") in ("sticky", "fixed")
+        home = v.page.get_attribute(".md-header__button.md-logo", "href")
+        assert urlsplit(v.page.url).path.startswith(prefix)
+        v.page.goto(urljoin(v.page.url, home))  # the home link leads home, under the sub-path
+        v.page.wait_for_load_state("networkidle")
+        assert urlsplit(v.page.url).path == prefix, home
+        assert v.page.title() == "masrl — RL for LLM multi-agent systems"
+        assert [e for e in v.errors if "404" not in e] == []
+        v.close()
+
+
+def test_search_and_theme_toggle_work_offline(visit: Visit) -> None:
+    page = visit.go("/")
+    page.click('label[for="__palette_1"]')
+    assert page.get_attribute("body", "data-md-color-scheme") == "slate"
+    page.click("input.md-search__input")
+    page.keyboard.type("counterfactual")
+    page.wait_for_selector(".md-search-result__item")
+    assert page.locator(".md-search-result__item").count() > 0
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import shutil
+
+    root = tmp_path_factory.mktemp("hostile")
+    shutil.copytree(REPO / "tests" / "fixtures" / "small", root / "corpus")
+    corpus = root / "corpus"
+    shutil.copy(REPO / "taxonomy.yaml", corpus / "taxonomy.yaml")
+    shutil.copy(REPO / "venues.yaml", corpus / "venues.yaml")
+    copy_site_frame(corpus)
+    built = subprocess.run(
+        [sys.executable, "-m", "masrl", "build"], cwd=corpus, capture_output=True, text=True, check=False
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    out = root / "out"
+    result = mkdocs_build(corpus, out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out
+
+
+def test_a_script_in_a_title_shows_as_text_and_never_runs(browser: Any, hostile_site: Path) -> None:
+    title = "Alpha | pipes, *stars*, `ticks` and <script>alert(1)</script> in a title"
+    with serve(hostile_site) as base:
+        v = Visit(browser, base)
+        page = v.go("/papers/alpha/")
+        assert heading(page) == title
+        assert page.title().startswith(title)
+        table = v.go("/papers/")
+        assert title in [r[0] for r in rows(table)]
+        tags = v.go("/tags/")
+        assert title in tags.text_content("article")
+        claims = v.go("/claims/")
+        assert (
+            claims.locator("script:not([src])").evaluate_all(
+                "els => els.filter(e => e.textContent.includes('alert(1)')).length"
+            )
+            == 0
+        )
+        assert v.dialogs == []
+        assert v.errors == []
+        v.close()
+
+
+def test_embedded_data_cannot_close_its_script_element(hostile_site: Path) -> None:
+    html = (hostile_site / "papers" / "index.html").read_text("utf-8")
+    data = html.split('<script type="application/json" id="masrl-paper-data">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in data
+    assert json.loads(data)["rows"][0]["t"].startswith("Alpha |")
+
+
+# -- defects found by reading the site in Chromium; each test fails on the site before the fix
+
+
+@pytest.mark.parametrize("key", ["paramanager", "agentdojo2024"])
+def test_paper_page_items_stand_apart(visit: Visit, key: str) -> None:
+    page = visit.go(f"/papers/{key}/")
+    items = page.eval_on_selector_all("article ul:first-of-type > li", "lis => lis.map(li => li.textContent)")
+    assert [i.split(":")[0] for i in items] == [
+        "Authors",
+        "Year",
+        "First author's affiliation",
+        "Links",
+        "PDF",
+        "Code",
+        "Record",
+    ]
+    cite = page.locator("h2#cite")
+    assert cite.evaluate("h => h.firstChild.textContent") == "Cite"
+    if key == "agentdojo2024":  # has a second reading
+        before = cite.evaluate("h => h.previousElementSibling.textContent")
+        assert before.startswith("Verdict:")
+
+
+@pytest.mark.parametrize("path", ["/statistics/", "/screening/"])
+def test_no_table_is_cut_at_1366(browser: Any, repo_site: Path, path: str) -> None:
+    with serve(repo_site) as base:
+        v = Visit(browser, base, width=1366)
+        page = v.go(path)
+        cut = page.eval_on_selector_all(
+            "article table",
+            "ts => ts.map(t => { const w = t.closest('.masrl-region, .masrl-scroll');"
+            " return [t.querySelector('th') ? t.querySelector('th').textContent : '', w.scrollWidth, w.clientWidth]; })"
+            ".filter(x => x[1] > x[2] + 1)",
+        )
+        assert cut == []
+        v.close()
+
+
+# How far each heat map's contents reach past its box (px, either side), how far its box scrolls,
+# and how far its table's right edge lies past the box's: Material's scroll box around a table
+# reaches 16 px into the margins unless the site's stylesheet pulls it back.
+HEAT_OVERFLOW_JS = """hs => hs.map(h => {
+  const box = h.getBoundingClientRect();
+  const reach = Array.from(h.querySelectorAll('*')).map(e => e.getBoundingClientRect()).filter(r => r.width > 0)
+    .map(r => Math.max(box.left - r.left, r.right - box.right));
+  return [Math.round(Math.max(0, ...reach)), h.scrollWidth - h.clientWidth,
+          Math.round(h.querySelector('table').getBoundingClientRect().right - box.right) <= 0];
+})"""
+
+
+def test_heat_tables_stay_inside_their_box_at_1366(browser: Any, repo_site: Path) -> None:
+    with serve(repo_site) as base:
+        v = Visit(browser, base, width=1366)
+        page = v.go("/statistics/")
+        heat = page.eval_on_selector_all(".masrl-heat", HEAT_OVERFLOW_JS)
+        assert heat == [[0, 0, True]] * len(CORPUS.taxonomy.crosstabs)
+        v.close()
+
+
+def test_heat_map_cells_are_checked_for_contrast(visit: Visit) -> None:
+    page = visit.go("/statistics/")
+    assert page.locator(".masrl-heat td.dark").count() > 0  # both text colours are in use
+    assert page.locator(".masrl-heat td.zero").count() > 0
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_figures_are_drawn_for_the_reader_s_theme(browser: Any, repo_site: Path, scheme: str) -> None:
+    with serve(repo_site) as base:
+        page = browser.new_page(viewport={"width": 1366, "height": 900}, color_scheme=scheme)
+        page.goto(base + "/statistics/")
+        page.wait_for_load_state("networkidle")
+        shown = page.eval_on_selector_all(
+            "article img", "is => is.filter(i => i.getBoundingClientRect().width > 0).map(i => i.getAttribute('src'))"
+        )
+        assert len(shown) == 4
+        for src in shown:
+            svg = (repo_site / "statistics" / src.split("#")[0]).read_text("utf-8")
+            if scheme == "dark":
+                assert src.endswith("-dark.svg#only-dark")
+                assert "#ffffff" not in svg  # no white panel behind the chart
+                assert "fill: #e3e5ea" in svg  # light text
+            else:
+                assert src.endswith(".svg#only-light")
+                assert "-dark" not in src
+        page.close()
+
+
+def test_site_url_gives_a_sitemap_and_canonical_links(repo_site: Path) -> None:
+    sitemap = (repo_site / "sitemap.xml").read_text("utf-8")
+    locations = re.findall(r"<loc>([^<]+)</loc>", sitemap)
+    assert len(locations) > 100
+    assert all(u.startswith(SITE_URL) for u in locations)
+    for page in ("index.html", "papers/index.html", "papers/c3/index.html", "statistics/index.html"):
+        html = (repo_site / page).read_text("utf-8")
+        assert re.search(rf'<link rel="canonical" href="{re.escape(SITE_URL)}[^"]*">', html), page
+
+
+def test_trace_schema_descriptions_read_as_prose(visit: Visit) -> None:
+    page = visit.go("/traces/")
+    text = page.eval_on_selector(
+        "article", "a => Array.from(a.querySelectorAll('p, td')).map(e => e.textContent).join(' ')"
+    )
+    assert "`" not in text
+    assert "do not edit" not in text.lower()
+    assert page.locator("article table td code").count() > 10  # names still read as code
+
+
+def test_not_applicable_is_spelled_n_a_everywhere(repo_site: Path) -> None:
+    from html.parser import HTMLParser
+
+    class Text(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.skip = 0
+            self.parts: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: Any) -> None:
+            self.skip += tag in ("script", "style", "code", "pre")
+
+        def handle_endtag(self, tag: str) -> None:
+            self.skip -= tag in ("script", "style", "code", "pre")
+
+        def handle_data(self, data: str) -> None:
+            if not self.skip:
+                self.parts.append(data)
+
+    found = {}
+    for page in sorted(repo_site.rglob("*.html")):
+        reader = Text()
+        reader.feed(page.read_text("utf-8"))
+        words = re.findall(r".{0,30}\bNA\b.{0,10}", " ".join(reader.parts))
+        if words:
+            found[str(page.relative_to(repo_site))] = words
+    assert found == {}
+
+
+def test_home_title_is_the_site_name(visit: Visit) -> None:
+    page = visit.go("/")
+    assert page.title() == "masrl — RL for LLM multi-agent systems"
