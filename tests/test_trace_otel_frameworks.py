@@ -115,6 +115,22 @@ def test_a_handoff_is_the_delegation(tmp_path: Path, run_cli: Any) -> None:
     assert [e["type"] for e in events if e["agent"] == "billing"] == ["message", "tool_call", "message", "aggregate"]
 
 
+def test_calls_requested_together_follow_that_model_turn(tmp_path: Path, run_cli: Any) -> None:
+    # The orchestrator's first model turn asks for both translators at once: each call depends on
+    # that turn, not on the orchestrator's opening (which would leave the turn off the critical path).
+    out = tmp_path / "t.json"
+    assert run_cli("trace", "import", "otel", str(OTEL / "openai-agents-as-tools.json"), "-o", str(out)).exit_code == 0
+    trace = json.loads(out.read_text(encoding="utf-8"))
+    events = {e["id"]: e for e in trace["events"]}
+    turn = next(e for e in trace["events"] if e["type"] == "message" and e["agent"] == "orchestrator")
+    calls = [e for e in trace["events"] if e["type"] == "tool_call"]
+    assert [c["tool"] for c in calls] == ["to_spanish", "to_french"]
+    for call in calls:
+        into = [(events[e["src"]]["id"], e["type"]) for e in trace["edges"] if e["dst"] == call["id"]]
+        assert into == [(turn["id"], "causal")]
+        assert turn["end"] <= call["t"]
+
+
 def test_a_swarm_without_handoff_spans_is_inferred_with_a_warning(tmp_path: Path, run_cli: Any) -> None:
     result = _import_all(run_cli, OTEL / "strands-swarm.json", tmp_path)
     warnings = [line for line in result.stderr.splitlines() if ": warning: " in line]

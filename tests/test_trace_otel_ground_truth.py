@@ -1,0 +1,364 @@
+"""Recordings of five agent frameworks imported and held to what their scripted model saw.
+
+Each recording in tests/fixtures/otel/<framework>/ was made by that folder's record.py, offline,
+against a scripted model whose request log (``NAME.requests.json``) is the ground truth: which
+agent sent each request, when it arrived and was answered, the calls and tokens it answered with,
+and which earlier answers it carried. Every recording goes through the command line (import and
+validate) and its trace must show:
+
+* the agents and the delegations between them (a spawn or a delegating message, by an agent the
+  program could have had hand the work over);
+* one model call per request, by the agent that sent it, lasting at least as long as the model
+  took to answer, with its tokens;
+* the tool calls the program made, and which failed;
+* a path through the event graph from each request to every request that carried its answer, and
+  from each request to the tool calls it asked for;
+* whether anything ran in parallel (two timed events that overlap with no path between them);
+* the metric bounds: busy time at most agents x makespan (at most the makespan when nothing ran
+  in parallel), and a critical path at least as long as the longest chain of requests known to
+  run one after another.
+
+MASRL_OTEL_RECORDINGS=DIR reads the recordings from DIR instead (the scheduled re-recording with
+the newest framework versions points it at its fresh recordings).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import FIXTURES
+
+RECORDINGS = Path(os.environ.get("MASRL_OTEL_RECORDINGS") or FIXTURES / "otel")
+TOLERANCE = 1e-6  # seconds: the trace's times are rounded to nanoseconds, then to floats
+
+
+@dataclass(frozen=True)
+class Case:
+    """What a recording must show, from the program that made it."""
+
+    folder: str
+    name: str
+    agents: set[str]
+    delegations: dict[str, set[str]]  # each agent handed work, and who may have handed it over
+    tools: dict[str, int]
+    failed: dict[str, int] = field(default_factory=dict)
+    parallel: bool = False
+    warnings: list[str] = field(default_factory=list)  # what the import must warn of (its start)
+
+
+# OpenInference names the graph node before each agent's (graph.node.parent_id); CrewAI's own
+# tracing does not, so the order of its tasks is read, with a warning.
+ORDER_WARNED = "no handoff span names 'Writer'"
+SPAWN_WARNED = "'Analyst' starts while 'Researcher' still works"
+
+
+def _crewai(mode: str, delegate: str, warned: bool) -> list[Case]:
+    folder = "crewai"
+    sequential = Case(
+        folder,
+        f"crewai-{mode}-sequential",
+        {"Researcher", "Writer"},
+        {"Writer": {"Researcher"}, "Researcher": {"Writer"}},
+        {"search": 2, "fetch_page": 2, delegate: 1},
+        {"fetch_page": 2},
+        warnings=[ORDER_WARNED] if warned else [],
+    )
+    parallel = Case(
+        folder,
+        f"crewai-{mode}-async",
+        {"Researcher", "Analyst", "Writer"},
+        {"Analyst": {"Researcher"}, "Writer": {"Researcher", "Analyst"}},
+        {"search": 1, "count_words": 1},
+        parallel=True,
+        warnings=[SPAWN_WARNED, ORDER_WARNED] if warned else [],
+    )
+    return [sequential, parallel]
+
+
+CASES = [
+    *_crewai("openinference", "Delegate work to coworker", warned=False),
+    *_crewai("events", "delegate_work_to_coworker", warned=False),
+    *_crewai("tracing", "delegate_work_to_coworker", warned=True),
+    Case(
+        "smolagents",
+        "smolagents-tool-calling",
+        {"manager", "researcher"},
+        {"researcher": {"manager"}},
+        {"search": 1, "fetch_page": 1, "final_answer": 2},
+        {"fetch_page": 1},
+    ),
+    Case(
+        "smolagents",
+        "smolagents-code",
+        {"manager", "researcher"},
+        {"researcher": {"manager"}},
+        {"search": 1, "fetch_page": 1, "final_answer": 2, "count_words": 1},
+        {"fetch_page": 1},
+    ),
+    Case(
+        "google-adk",
+        "google-adk-agent-tool",
+        {"coordinator", "researcher", "writer"},
+        {"researcher": {"coordinator"}, "writer": {"coordinator"}},
+        {"researcher": 1, "fetch_page": 1, "search": 1, "transfer_to_agent": 1},
+        {"fetch_page": 1},
+    ),
+    Case(
+        "google-adk",
+        "google-adk-parallel",
+        {"pipeline", "fan_out", "papers", "words", "merger"},
+        {"fan_out": {"pipeline"}, "papers": {"fan_out"}, "words": {"fan_out"}, "merger": {"pipeline"}},
+        {"search": 1, "count_words": 1},
+        parallel=True,
+    ),
+    Case(
+        "agno",
+        "agno-team",
+        {"leader", "researcher", "writer"},
+        {"researcher": {"leader"}, "writer": {"leader"}},
+        {"delegate_task_to_member": 2, "search": 1, "fetch_page": 1},
+        {"fetch_page": 1},
+    ),
+    Case(
+        "llamaindex",
+        "llamaindex-handoff",
+        {"researcher", "writer"},
+        {"writer": {"researcher"}},
+        {"search": 1, "fetch_page": 1, "handoff": 1},
+        {"fetch_page": 1},
+    ),
+]
+
+
+@dataclass
+class Imported:
+    trace: dict[str, Any]
+    metrics: dict[str, Any]
+    requests: list[dict[str, Any]]
+    t0: int  # the earliest span's start, in nanoseconds: the trace's time 0
+    warnings: list[str]
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return list(self.trace["events"])
+
+    @property
+    def agents(self) -> set[str]:
+        return {a for a, v in self.metrics["per_agent"].items() if v["kind"] in ("root", "sub-agent")}
+
+    def model_calls(self) -> list[dict[str, Any]]:
+        """Messages to the model: to anyone but an agent of the team."""
+        agents = self.agents
+        return [e for e in self.events if e["type"] == "message" and e["to"] not in agents]
+
+    def seconds(self, ns: int) -> float:
+        return (ns - self.t0) / 1e9
+
+    def reaches(self) -> dict[str, set[str]]:
+        """For each event, the events a path of edges leads to from it."""
+        after: dict[str, list[str]] = {e["id"]: [] for e in self.events}
+        into = Counter(edge["dst"] for edge in self.trace["edges"])
+        for edge in self.trace["edges"]:
+            after[edge["src"]].append(edge["dst"])
+        order, ready = [], [e["id"] for e in self.events if not into[e["id"]]]
+        while ready:  # a topological order (the graph is acyclic: the trace validated)
+            event = ready.pop()
+            order.append(event)
+            for d in after[event]:
+                into[d] -= 1
+                if not into[d]:
+                    ready.append(d)
+        reach: dict[str, set[str]] = {}
+        for event in reversed(order):
+            reach[event] = set().union(*({d} | reach[d] for d in after[event]))
+        return reach
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Imported]:
+    """Every recording imported and measured through the command line, once."""
+    from click.testing import CliRunner
+
+    from masrl.cli import cli
+
+    out = tmp_path_factory.mktemp("imported")
+    done = {}
+    for case in CASES:
+        source = RECORDINGS / case.folder / f"{case.name}.json"
+        if not source.exists():
+            source = RECORDINGS / f"{case.name}.json"  # a folder of fresh recordings side by side
+        target = out / f"{case.name}.trace.json"
+        result = CliRunner().invoke(cli, ["trace", "import", "otel", str(source), "-o", str(target)])
+        assert result.exit_code == 0, result.stderr
+        assert "Traceback" not in result.stderr
+        checked = CliRunner().invoke(cli, ["trace", "validate", str(target)])
+        assert checked.exit_code == 0, checked.output
+        measured = CliRunner().invoke(cli, ["trace", "metrics", "--json", str(target)])
+        assert measured.exit_code == 0, measured.output
+        raw = json.loads(source.read_text(encoding="utf-8"))
+        starts = [
+            int(s["startTimeUnixNano"]) for r in raw["resourceSpans"] for c in r["scopeSpans"] for s in c["spans"]
+        ]
+        log = json.loads(source.with_name(f"{case.name}.requests.json").read_text(encoding="utf-8"))
+        warnings = [line.split(": warning: ", 1)[1] for line in result.stderr.splitlines() if ": warning: " in line]
+        done[case.name] = Imported(
+            json.loads(target.read_text(encoding="utf-8")),
+            json.loads(measured.stdout),
+            log["requests"],
+            min(starts),
+            warnings,
+        )
+    return done
+
+
+def _cases(*fields: str) -> Any:
+    return pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+
+
+@_cases()
+def test_agents_and_delegations(imported: dict[str, Imported], case: Case) -> None:
+    run = imported[case.name]
+    assert run.agents == case.agents
+    handed = Counter(
+        (e["agent"], e["to"]) for e in run.events if e["type"] in ("spawn", "message") and e["to"] in run.agents
+    )
+    assert {to for _, to in handed} == set(case.delegations)
+    assert [pair for pair in handed if pair[0] not in case.delegations[pair[1]]] == []
+
+
+@_cases()
+def test_one_model_call_per_request_by_its_agent_with_its_tokens(imported: dict[str, Imported], case: Case) -> None:
+    run = imported[case.name]
+    calls = run.model_calls()
+    assert len(calls) == len(run.requests)
+    tokens = run.metrics["tokens"]
+    assert (tokens["input"], tokens["output"]) == (
+        sum(r["input_tokens"] for r in run.requests),
+        sum(r["output_tokens"] for r in run.requests),
+    )
+    by_agent = Counter(r["agent"] for r in run.requests if r["agent"])
+    assert Counter(e["agent"] for e in calls if e["agent"] in by_agent) == by_agent
+    for agent in by_agent:  # the k-th call of an agent holds the time of its k-th request
+        mine = sorted((e for e in calls if e["agent"] == agent), key=lambda e: e["t"])
+        asked = sorted((r for r in run.requests if r["agent"] == agent), key=lambda r: r["start_ns"])
+        for event, request in zip(mine, asked, strict=True):
+            assert event["t"] <= run.seconds(request["start_ns"]) + TOLERANCE, (agent, request["n"])
+            assert event["end"] >= run.seconds(request["end_ns"]) - TOLERANCE, (agent, request["n"])
+            assert event["tokens"] == {"input": request["input_tokens"], "output": request["output_tokens"]}
+
+
+@_cases()
+def test_tool_calls_and_failures(imported: dict[str, Imported], case: Case) -> None:
+    run = imported[case.name]
+    assert Counter(e["tool"] for e in run.events if e["type"] == "tool_call") == Counter(case.tools)
+    failed = Counter(e["tool"] for e in run.events if e["type"] == "tool_result" and e.get("status") == "error")
+    assert failed == Counter(case.failed)
+    assert run.metrics["errors"] == sum(case.failed.values())
+
+
+def _request_events(run: Imported) -> dict[int, dict[str, Any]]:
+    """The model call of each request (by agent and order, as the test above checks)."""
+    calls = sorted(run.model_calls(), key=lambda e: e["t"])
+    found: dict[int, dict[str, Any]] = {}
+    for request in sorted(run.requests, key=lambda r: r["start_ns"]):
+        start = run.seconds(request["start_ns"])
+        event = next(
+            e
+            for e in calls
+            if e["id"] not in {f["id"] for f in found.values()}
+            and (request["agent"] is None or e["agent"] == request["agent"])
+            and e["t"] <= start + TOLERANCE <= e["end"] + 2 * TOLERANCE
+        )
+        found[request["n"]] = event
+    return found
+
+
+@_cases()
+def test_what_ran_in_order_is_joined_by_a_path(imported: dict[str, Imported], case: Case) -> None:
+    run = imported[case.name]
+    reach = run.reaches()
+    events = _request_events(run)
+    missing = [
+        (before, request["n"])
+        for request in run.requests
+        for before in request["after"]
+        if events[request["n"]]["id"] not in reach[events[before]["id"]]
+    ]
+    assert missing == []
+    # Each tool a model turn asked for runs after it: its call is reached from that turn.
+    calls = [e for e in run.events if e["type"] == "tool_call"]
+    unreached = []
+    for request in run.requests:
+        turn = events[request["n"]]
+        for tool in request["calls"]:
+            asked = [e for e in calls if e["tool"] == tool and e["agent"] == turn["agent"] and e["t"] >= turn["end"]]
+            if asked and not any(e["id"] in reach[turn["id"]] for e in asked):
+                unreached.append((request["n"], tool))
+    assert unreached == []
+
+
+def _side_by_side(run: Imported, events: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Pairs of *events* whose times overlap with no path between them."""
+    reach = run.reaches()
+    timed = sorted((e for e in events if e.get("end", e["t"]) > e["t"]), key=lambda e: e["t"])
+    return [
+        (a["id"], b["id"])
+        for k, a in enumerate(timed)
+        for b in timed[k + 1 :]
+        if b["t"] < a["end"] and b["id"] not in reach[a["id"]] and a["id"] not in reach[b["id"]]
+    ]
+
+
+@_cases()
+def test_whether_anything_ran_in_parallel(imported: dict[str, Imported], case: Case) -> None:
+    run = imported[case.name]
+    overlapping = any(
+        b["start_ns"] < a["end_ns"] and a["start_ns"] < b["end_ns"]
+        for k, a in enumerate(run.requests)
+        for b in run.requests[k + 1 :]
+    )
+    assert overlapping == case.parallel  # the log agrees with the program: model calls ran side by side
+    side_by_side = _side_by_side(run, run.model_calls())
+    assert bool(side_by_side) == case.parallel, side_by_side
+
+
+def _overlap(events: list[dict[str, Any]]) -> float:
+    """Time counted twice among *events*: their durations added up, less the time they cover."""
+    spans = sorted((e["t"], e["end"]) for e in events if "end" in e)
+    covered, reach = 0.0, -1.0
+    for start, end in spans:
+        covered += max(0.0, end - max(start, reach))
+        reach = max(reach, end)
+    return sum(end - start for start, end in spans) - covered
+
+
+@_cases()
+def test_metric_bounds(imported: dict[str, Imported], case: Case) -> None:
+    run = imported[case.name]
+    r = run.metrics
+    assert r["busy_s"] <= r["agents"] * r["makespan_s"] + TOLERANCE
+    if not case.parallel:  # only tools called together may overlap (some frameworks run them at once)
+        tools = _overlap([e for e in run.events if e["type"] == "tool_call"])
+        assert r["busy_s"] <= r["makespan_s"] + tools + TOLERANCE
+    # The longest chain of requests each sent after the one before came back.
+    chain: dict[int, float] = {}
+    for request in sorted(run.requests, key=lambda q: q["n"]):
+        took = (request["end_ns"] - request["start_ns"]) / 1e9
+        chain[request["n"]] = took + max((chain[k] for k in request["after"]), default=0.0)
+    assert r["critical_path_s"] >= max(chain.values()) - TOLERANCE
+    assert r["critical_path_s"] <= r["makespan_s"] + TOLERANCE
+
+
+@_cases()
+def test_warnings(imported: dict[str, Imported], case: Case) -> None:
+    run = imported[case.name]
+    assert len(run.warnings) == len(case.warnings), run.warnings
+    for said, expected in zip(run.warnings, case.warnings, strict=True):
+        assert expected in said
