@@ -362,3 +362,9 @@ def test_warnings(imported: dict[str, Imported], case: Case) -> None:
     assert len(run.warnings) == len(case.warnings), run.warnings
     for said, expected in zip(run.warnings, case.warnings, strict=True):
         assert expected in said
+
+
+def test_every_recording_has_its_ground_truth() -> None:
+    recorded = {p.stem for p in RECORDINGS.glob("*/*.json") if not p.name.endswith(".requests.json")}
+    assert recorded == {case.name for case in CASES}
+    assert all((RECORDINGS / c.folder / f"{c.name}.requests.json").exists() for c in CASES)

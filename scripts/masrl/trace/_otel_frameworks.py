@@ -2,94 +2,44 @@
 
 The importer (:mod:`masrl.trace._otel`) reads the OpenTelemetry GenAI conventions and OpenInference.
 Some frameworks write spans those conventions do not describe, or put what they say elsewhere;
-each such departure is read here, by one small function over a span's name and attributes, and
-listed in :data:`ADAPTATIONS` (the traces page shows that table, and a test holds it to the
-versions the fixtures of tests/fixtures/otel/ were recorded with). Nothing here applies to a span
-that does not carry its framework's own marks.
+each such departure is read here by a small function over a span's name and attributes, and none
+applies to a span without its framework's own marks. The traces page lists them in a table
+(framework, versions recorded, mode, what is read from where), which a test holds to the versions
+the recordings in tests/fixtures/otel/ were made with:
+
+* CrewAI: the coworker its delegation tools name (``coworker`` in ``input.value``); the agent's
+  role (``crewai.agent.role``) over its internal key; the repeated tool-failure span;
+* smolagents: the agent named by its AGENT span's name (``NAME.run``);
+* Google ADK: ``transfer_to_agent`` as a handoff; the ``(merged tools)`` span as no call;
+* LlamaIndex: ``current_agent_name`` of a ``run_agent_step`` span; the ``handoff`` tool;
+  ``_prepare_chat_with_tools`` as no model call.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any, NamedTuple
+from typing import Any
 
-CREWAI_ROLE = "crewai.agent.role"
-CREWAI_EVENT = "crewai.event_name"
-CREWAI_FAILURE_EVENT = "tool_failure_detected"
+CREWAI_ROLE = "crewai.agent.role"  # CrewAI's own tracing: the readable agent name
+CREWAI_EVENT = "crewai.event_name"  # CrewAI's own tracing: the event a span was made from
+CREWAI_FAILURE_EVENT = "tool_failure_detected"  # the event of its second span for a failed tool call
+# The tools a CrewAI agent hands work to a coworker with, as named in spans and in native tool calls.
 CREWAI_DELEGATION_TOOLS = frozenset(
     {"Delegate work to coworker", "Ask question to coworker", "delegate_work_to_coworker", "ask_question_to_coworker"}
 )
-SMOLAGENTS_PREFIX = "smolagents."
-ADK_MERGED_TOOL = "(merged tools)"
-ADK_TRANSFER_TOOL = "transfer_to_agent"
+SMOLAGENTS_PREFIX = "smolagents."  # the attributes only smolagents' agent spans carry
+ADK_MERGED_TOOL = "(merged tools)"  # the tool name of ADK's span merging answers of calls made together
+ADK_TRANSFER_TOOL = "transfer_to_agent"  # ADK's handoff tool, and its type
 ADK_TRANSFER_TYPE = "TransferToAgentTool"
-LLAMAINDEX_STEP = ".run_agent_step"
-LLAMAINDEX_PREPARE = "._prepare_chat_with_tools"
-LLAMAINDEX_HANDOFF_TOOL = "handoff"
-LLAMAINDEX_AGENT = re.compile(r"current_agent_name='([^'\\]+)'")
+LLAMAINDEX_STEP = ".run_agent_step"  # the AgentWorkflow step whose input names the acting agent
+LLAMAINDEX_PREPARE = "._prepare_chat_with_tools"  # an LLM span that sends no request
+LLAMAINDEX_HANDOFF_TOOL = "handoff"  # AgentWorkflow's handoff tool (its argument to_agent)
+LLAMAINDEX_AGENT = re.compile(r"current_agent_name='([^'\\]+)'")  # as the step's input event is printed
 
 INPUT = "input.value"  # OpenInference: the span's input, often JSON
-TOOL_NAME = ("gen_ai.tool.name", "tool.name")
-TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
-
-
-class Adaptation(NamedTuple):
-    """One departure from the conventions, and what the importer reads instead."""
-
-    framework: str
-    versions: str  # the versions recorded in tests/fixtures/otel/<folder>/requirements.txt
-    folder: str
-    mode: str
-    reads: str
-
-
-ADAPTATIONS = [
-    Adaptation(
-        "CrewAI",
-        "crewai 1.15.30, openinference-instrumentation-crewai 1.1.21",
-        "crewai",
-        "OpenInference (default)",
-        "A coworker the delegation tool (`Delegate work to coworker`, `Ask question to coworker`) hands work to "
-        "gets no agent span: the tool span's `input.value` names it (`coworker`), and the spans inside the tool "
-        "are that coworker's work, spawned by the agent that called the tool.",
-    ),
-    Adaptation(
-        "CrewAI",
-        "crewai 1.15.30",
-        "crewai",
-        "CrewAI's own tracing",
-        "`gen_ai.agent.name` holds an internal key: the agent is named by `crewai.agent.role`. The zero-length "
-        "`execute_tool` span of event `tool_failure_detected` repeats the failure of the tool call beside it: "
-        "it is not a call of its own.",
-    ),
-    Adaptation(
-        "smolagents",
-        "smolagents 1.26.0, openinference-instrumentation-smolagents 0.1.43",
-        "smolagents",
-        "OpenInference",
-        "An AGENT span (it carries `smolagents.*` attributes) names no agent: the agent is its span name "
-        "without `.run`.",
-    ),
-    Adaptation(
-        "Google ADK",
-        "google-adk 2.13.0",
-        "google-adk",
-        "ADK's own spans (GenAI conventions)",
-        "The `execute_tool` span of `transfer_to_agent` is the handoff: to the agent its arguments name, or, when "
-        "they are not recorded, to the next agent to act. The `execute_tool (merged)` span (tool `(merged tools)`) "
-        "records the answers of calls requested together, merged: not a call of its own.",
-    ),
-    Adaptation(
-        "LlamaIndex",
-        "llama-index-core 0.14.25, openinference-instrumentation-llama-index 4.6.1",
-        "llamaindex",
-        "OpenInference, AgentWorkflow",
-        "No span names an agent: the agent of a `run_agent_step` span is the `current_agent_name` of its input. "
-        "The `handoff` tool's input names the agent handed to (`to_agent`). An LLM span of "
-        "`_prepare_chat_with_tools` only builds a request: it is not a model call.",
-    ),
-]
+TOOL_NAME = ("gen_ai.tool.name", "tool.name")  # the tool, by either convention
+TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"  # GenAI conventions: a call's arguments, when recorded
 
 
 def agent_name(name: str, attributes: dict[str, Any]) -> str | None:
