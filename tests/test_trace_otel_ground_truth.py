@@ -181,50 +181,52 @@ class Imported:
         return reach
 
 
-@pytest.fixture(scope="module")
-def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Imported]:
-    """Every recording imported and measured through the command line, once."""
+_IMPORTED: dict[str, Imported] = {}
+
+
+def _import(case: Case, out: Path) -> Imported:
+    """The recording of *case* imported and measured through the command line."""
     from click.testing import CliRunner
 
     from masrl.cli import cli
 
-    out = tmp_path_factory.mktemp("imported")
-    done = {}
-    for case in CASES:
-        source = RECORDINGS / case.folder / f"{case.name}.json"
-        if not source.exists():
-            source = RECORDINGS / f"{case.name}.json"  # a folder of fresh recordings side by side
-        target = out / f"{case.name}.trace.json"
-        result = CliRunner().invoke(cli, ["trace", "import", "otel", str(source), "-o", str(target)])
-        assert result.exit_code == 0, result.stderr
-        assert "Traceback" not in result.stderr
-        checked = CliRunner().invoke(cli, ["trace", "validate", str(target)])
-        assert checked.exit_code == 0, checked.output
-        measured = CliRunner().invoke(cli, ["trace", "metrics", "--json", str(target)])
-        assert measured.exit_code == 0, measured.output
-        raw = json.loads(source.read_text(encoding="utf-8"))
-        starts = [
-            int(s["startTimeUnixNano"]) for r in raw["resourceSpans"] for c in r["scopeSpans"] for s in c["spans"]
-        ]
-        log = json.loads(source.with_name(f"{case.name}.requests.json").read_text(encoding="utf-8"))
-        warnings = [line.split(": warning: ", 1)[1] for line in result.stderr.splitlines() if ": warning: " in line]
-        done[case.name] = Imported(
-            json.loads(target.read_text(encoding="utf-8")),
-            json.loads(measured.stdout),
-            log["requests"],
-            min(starts),
-            warnings,
-        )
-    return done
+    source = RECORDINGS / case.folder / f"{case.name}.json"
+    target = out / f"{case.name}.trace.json"
+    result = CliRunner().invoke(cli, ["trace", "import", "otel", str(source), "-o", str(target)])
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.stderr
+    checked = CliRunner().invoke(cli, ["trace", "validate", str(target)])
+    assert checked.exit_code == 0, checked.output
+    measured = CliRunner().invoke(cli, ["trace", "metrics", "--json", str(target)])
+    assert measured.exit_code == 0, measured.output
+    raw = json.loads(source.read_text(encoding="utf-8"))
+    starts = [int(s["startTimeUnixNano"]) for r in raw["resourceSpans"] for c in r["scopeSpans"] for s in c["spans"]]
+    log = json.loads(source.with_name(f"{case.name}.requests.json").read_text(encoding="utf-8"))
+    warnings = [line.split(": warning: ", 1)[1] for line in result.stderr.splitlines() if ": warning: " in line]
+    return Imported(
+        json.loads(target.read_text(encoding="utf-8")),
+        json.loads(measured.stdout),
+        log["requests"],
+        min(starts),
+        warnings,
+    )
 
 
-def _cases(*fields: str) -> Any:
+@pytest.fixture
+def run(tmp_path_factory: pytest.TempPathFactory, case: Case) -> Imported:
+    """The recording of the case under test, imported once per test session."""
+    if case.name not in _IMPORTED:
+        _IMPORTED[case.name] = _import(case, tmp_path_factory.mktemp(case.name))
+    return _IMPORTED[case.name]
+
+
+def _cases() -> Any:
+    """Parametrize a test over every recording (the case's name is its id, so -k picks a framework)."""
     return pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 
 
 @_cases()
-def test_agents_and_delegations(imported: dict[str, Imported], case: Case) -> None:
-    run = imported[case.name]
+def test_agents_and_delegations(run: Imported, case: Case) -> None:
     assert run.agents == case.agents
     handed = Counter(
         (e["agent"], e["to"]) for e in run.events if e["type"] in ("spawn", "message") and e["to"] in run.agents
@@ -234,8 +236,7 @@ def test_agents_and_delegations(imported: dict[str, Imported], case: Case) -> No
 
 
 @_cases()
-def test_one_model_call_per_request_by_its_agent_with_its_tokens(imported: dict[str, Imported], case: Case) -> None:
-    run = imported[case.name]
+def test_one_model_call_per_request_by_its_agent_with_its_tokens(run: Imported, case: Case) -> None:
     calls = run.model_calls()
     assert len(calls) == len(run.requests)
     tokens = run.metrics["tokens"]
@@ -255,8 +256,7 @@ def test_one_model_call_per_request_by_its_agent_with_its_tokens(imported: dict[
 
 
 @_cases()
-def test_tool_calls_and_failures(imported: dict[str, Imported], case: Case) -> None:
-    run = imported[case.name]
+def test_tool_calls_and_failures(run: Imported, case: Case) -> None:
     assert Counter(e["tool"] for e in run.events if e["type"] == "tool_call") == Counter(case.tools)
     failed = Counter(e["tool"] for e in run.events if e["type"] == "tool_result" and e.get("status") == "error")
     assert failed == Counter(case.failed)
@@ -281,8 +281,7 @@ def _request_events(run: Imported) -> dict[int, dict[str, Any]]:
 
 
 @_cases()
-def test_what_ran_in_order_is_joined_by_a_path(imported: dict[str, Imported], case: Case) -> None:
-    run = imported[case.name]
+def test_what_ran_in_order_is_joined_by_a_path(run: Imported, case: Case) -> None:
     reach = run.reaches()
     events = _request_events(run)
     missing = [
@@ -317,8 +316,7 @@ def _side_by_side(run: Imported, events: list[dict[str, Any]]) -> list[tuple[str
 
 
 @_cases()
-def test_whether_anything_ran_in_parallel(imported: dict[str, Imported], case: Case) -> None:
-    run = imported[case.name]
+def test_whether_anything_ran_in_parallel(run: Imported, case: Case) -> None:
     overlapping = any(
         b["start_ns"] < a["end_ns"] and a["start_ns"] < b["end_ns"]
         for k, a in enumerate(run.requests)
@@ -340,8 +338,7 @@ def _overlap(events: list[dict[str, Any]]) -> float:
 
 
 @_cases()
-def test_metric_bounds(imported: dict[str, Imported], case: Case) -> None:
-    run = imported[case.name]
+def test_metric_bounds(run: Imported, case: Case) -> None:
     r = run.metrics
     assert r["busy_s"] <= r["agents"] * r["makespan_s"] + TOLERANCE
     if not case.parallel:  # only tools called together may overlap (some frameworks run them at once)
@@ -357,8 +354,7 @@ def test_metric_bounds(imported: dict[str, Imported], case: Case) -> None:
 
 
 @_cases()
-def test_warnings(imported: dict[str, Imported], case: Case) -> None:
-    run = imported[case.name]
+def test_warnings(run: Imported, case: Case) -> None:
     assert len(run.warnings) == len(case.warnings), run.warnings
     for said, expected in zip(run.warnings, case.warnings, strict=True):
         assert expected in said
