@@ -8,8 +8,8 @@ validate) and its trace must show:
 
 * the agents and the delegations between them (a spawn or a delegating message, by an agent the
   program could have had hand the work over);
-* one model call per request, by the agent that sent it, lasting at least as long as the model
-  took to answer, with its tokens;
+* one model call per request, by the agent that sent it, lasting at least from the request's arrival
+  until the first byte of its answer went out (all a streamed call's span can show), with its tokens;
 * the tool calls the program made, and which failed;
 * a path through the event graph from each request to every request that carried its answer, and
   from each request to the tool calls it asked for;
@@ -46,17 +46,21 @@ class Case:
     folder: str
     name: str
     agents: set[str]
-    delegations: dict[str, set[str]]  # each agent handed work, and who may have handed it over
+    roots: set[str]  # the agents the program starts first: one of them is the trace's root
+    delegations: dict[str, set[str]]  # each agent that may be handed work, and who may hand it over
     tools: dict[str, int]
     failed: dict[str, int] = field(default_factory=dict)
-    parallel: bool = False
-    warnings: list[str] = field(default_factory=list)  # what the import must warn of (its start)
+    parallel: bool = False  # model calls ran side by side
+    required: set[tuple[str, str]] = field(default_factory=set)  # handovers the program certainly made
+    warnings: list[str] = field(default_factory=list)  # what the import must warn of (a part of it)
+    may_warn: list[str] = field(default_factory=list)  # what it may warn of besides
 
 
-# OpenInference names the graph node before each agent's (graph.node.parent_id); CrewAI's own
-# tracing does not, so the order of its tasks is read, with a warning.
+# Tasks CrewAI runs side by side start in either order: the one that starts second is counted as
+# spawned by the first, with a warning unless OpenInference names the first as its graph parent.
+# CrewAI's own tracing names no graph parent, so the order of its tasks is read, with a warning.
 ORDER_WARNED = "no handoff span names 'Writer'"
-SPAWN_WARNED = "'Analyst' starts while 'Researcher' still works"
+SIDE_BY_SIDE = "still works; counted as spawned by"
 
 
 def _crewai(mode: str, delegate: str, warned: bool) -> list[Case]:
@@ -65,19 +69,23 @@ def _crewai(mode: str, delegate: str, warned: bool) -> list[Case]:
         folder,
         f"crewai-{mode}-sequential",
         {"Researcher", "Writer"},
+        {"Researcher"},
         {"Writer": {"Researcher"}, "Researcher": {"Writer"}},
         {"search": 2, "fetch_page": 2, delegate: 1},
         {"fetch_page": 2},
+        required={("Researcher", "Writer"), ("Writer", "Researcher")},
         warnings=[ORDER_WARNED] if warned else [],
     )
     parallel = Case(
         folder,
         f"crewai-{mode}-async",
         {"Researcher", "Analyst", "Writer"},
-        {"Analyst": {"Researcher"}, "Writer": {"Researcher", "Analyst"}},
+        {"Researcher", "Analyst"},
+        {"Analyst": {"Researcher"}, "Researcher": {"Analyst"}, "Writer": {"Researcher", "Analyst"}},
         {"search": 1, "count_words": 1},
         parallel=True,
-        warnings=[SPAWN_WARNED, ORDER_WARNED] if warned else [],
+        warnings=[SIDE_BY_SIDE, ORDER_WARNED] if warned else [],
+        may_warn=[SIDE_BY_SIDE],
     )
     return [sequential, parallel]
 
@@ -90,6 +98,7 @@ CASES = [
         "smolagents",
         "smolagents-tool-calling",
         {"manager", "researcher"},
+        {"manager"},
         {"researcher": {"manager"}},
         {"search": 1, "fetch_page": 1, "final_answer": 2},
         {"fetch_page": 1},
@@ -98,6 +107,7 @@ CASES = [
         "smolagents",
         "smolagents-code",
         {"manager", "researcher"},
+        {"manager"},
         {"researcher": {"manager"}},
         {"search": 1, "fetch_page": 1, "final_answer": 2, "count_words": 1},
         {"fetch_page": 1},
@@ -106,6 +116,7 @@ CASES = [
         "google-adk",
         "google-adk-agent-tool",
         {"coordinator", "researcher", "writer"},
+        {"coordinator"},
         {"researcher": {"coordinator"}, "writer": {"coordinator"}},
         {"researcher": 1, "fetch_page": 1, "search": 1, "transfer_to_agent": 1},
         {"fetch_page": 1},
@@ -114,6 +125,7 @@ CASES = [
         "google-adk",
         "google-adk-parallel",
         {"pipeline", "fan_out", "papers", "words", "merger"},
+        {"pipeline"},
         {"fan_out": {"pipeline"}, "papers": {"fan_out"}, "words": {"fan_out"}, "merger": {"pipeline"}},
         {"search": 1, "count_words": 1},
         parallel=True,
@@ -122,6 +134,7 @@ CASES = [
         "agno",
         "agno-team",
         {"leader", "researcher", "writer"},
+        {"leader"},
         {"researcher": {"leader"}, "writer": {"leader"}},
         {"delegate_task_to_member": 2, "search": 1, "fetch_page": 1},
         {"fetch_page": 1},
@@ -130,6 +143,7 @@ CASES = [
         "llamaindex",
         "llamaindex-handoff",
         {"researcher", "writer"},
+        {"researcher"},
         {"writer": {"researcher"}},
         {"search": 1, "fetch_page": 1, "handoff": 1},
         {"fetch_page": 1},
@@ -228,11 +242,19 @@ def _cases() -> Any:
 @_cases()
 def test_agents_and_delegations(run: Imported, case: Case) -> None:
     assert run.agents == case.agents
-    handed = Counter(
-        (e["agent"], e["to"]) for e in run.events if e["type"] in ("spawn", "message") and e["to"] in run.agents
-    )
-    assert {to for _, to in handed} == set(case.delegations)
-    assert [pair for pair in handed if pair[0] not in case.delegations[pair[1]]] == []
+    roots = {a for a, v in run.metrics["per_agent"].items() if v["kind"] == "root"}
+    assert len(roots) == 1
+    assert roots <= case.roots
+    handed = {(e["agent"], e["to"]) for e in run.events if e["type"] in ("spawn", "message") and e["to"] in run.agents}
+    assert [pair for pair in sorted(handed) if pair[0] not in case.delegations.get(pair[1], set())] == []
+    assert case.agents - roots <= {to for _, to in handed}  # every other agent is handed its work
+    required = case.required or {
+        (source, to)
+        for to, sources in case.delegations.items()
+        if len(sources) == 1 and to not in case.roots
+        for source in sources
+    }
+    assert required <= handed
 
 
 @_cases()
@@ -251,7 +273,7 @@ def test_one_model_call_per_request_by_its_agent_with_its_tokens(run: Imported, 
         asked = sorted((r for r in run.requests if r["agent"] == agent), key=lambda r: r["start_ns"])
         for event, request in zip(mine, asked, strict=True):
             assert event["t"] <= run.seconds(request["start_ns"]) + TOLERANCE, (agent, request["n"])
-            assert event["end"] >= run.seconds(request["end_ns"]) - TOLERANCE, (agent, request["n"])
+            assert event["end"] >= run.seconds(request["first_ns"]) - TOLERANCE, (agent, request["n"])
             assert event["tokens"] == {"input": request["input_tokens"], "output": request["output_tokens"]}
 
 
@@ -318,7 +340,7 @@ def _side_by_side(run: Imported, events: list[dict[str, Any]]) -> list[tuple[str
 @_cases()
 def test_whether_anything_ran_in_parallel(run: Imported, case: Case) -> None:
     overlapping = any(
-        b["start_ns"] < a["end_ns"] and a["start_ns"] < b["end_ns"]
+        b["start_ns"] < a["first_ns"] and a["start_ns"] < b["first_ns"]
         for k, a in enumerate(run.requests)
         for b in run.requests[k + 1 :]
     )
@@ -344,10 +366,11 @@ def test_metric_bounds(run: Imported, case: Case) -> None:
     if not case.parallel:  # only tools called together may overlap (some frameworks run them at once)
         tools = _overlap([e for e in run.events if e["type"] == "tool_call"])
         assert r["busy_s"] <= r["makespan_s"] + tools + TOLERANCE
-    # The longest chain of requests each sent after the one before came back.
+    # The longest chain of requests each sent after the one before came back (each counted until
+    # its answer's first byte: a streamed call's span may close before the rest of it arrives).
     chain: dict[int, float] = {}
     for request in sorted(run.requests, key=lambda q: q["n"]):
-        took = (request["end_ns"] - request["start_ns"]) / 1e9
+        took = (request["first_ns"] - request["start_ns"]) / 1e9
         chain[request["n"]] = took + max((chain[k] for k in request["after"]), default=0.0)
     assert r["critical_path_s"] >= max(chain.values()) - TOLERANCE
     assert r["critical_path_s"] <= r["makespan_s"] + TOLERANCE
@@ -355,9 +378,11 @@ def test_metric_bounds(run: Imported, case: Case) -> None:
 
 @_cases()
 def test_warnings(run: Imported, case: Case) -> None:
-    assert len(run.warnings) == len(case.warnings), run.warnings
-    for said, expected in zip(run.warnings, case.warnings, strict=True):
-        assert expected in said
+    for expected in case.warnings:
+        assert any(expected in said for said in run.warnings), (expected, run.warnings)
+    allowed = [*case.warnings, *case.may_warn]
+    assert [said for said in run.warnings if not any(part in said for part in allowed)] == []
+    assert len(run.warnings) <= len(case.warnings) + len(case.may_warn)
 
 
 def test_every_recording_has_its_ground_truth() -> None:

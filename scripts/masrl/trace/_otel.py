@@ -975,12 +975,13 @@ def _arrive(actor: str, start: float, span: Span, b: _Builder) -> tuple[m.Event 
         return None, "causal", leads
     named = [n for n in done if n.actor == parent]
     before = max(named or done, key=lambda n: n.done)  # the step named before it, or the one that ends last
+    joined = max(n.done for n in done)  # the handoff waits for every step it follows
     handoff = b.handoffs.pop(actor, None)
     if handoff is None or handoff.t > start:
-        handoff = _handed_by_tool(actor, start, b)
+        handoff = _handed_by_tool(actor, start, joined, b)
         if handoff is None:
-            kind: type[m.Event] = m.Message if b.knows(actor, before.done) else m.Spawn
-            handoff = b.add(kind, t=before.done, agent=before.actor, to=actor, attributes={"otel.inferred": "handoff"})
+            kind: type[m.Event] = m.Message if b.knows(actor, joined) else m.Spawn
+            handoff = b.add(kind, t=joined, agent=before.actor, to=actor, attributes={"otel.inferred": "handoff"})
             if not named:
                 b.warnings.append(
                     f"{span.where}: no handoff span names {actor!r}; counted as handed off by {before.actor!r}, "
@@ -992,19 +993,21 @@ def _arrive(actor: str, start: float, span: Span, b: _Builder) -> tuple[m.Event 
     return handoff, "delegate", []
 
 
-def _handed_by_tool(actor: str, start: float, b: _Builder) -> m.Event | None:
+def _handed_by_tool(actor: str, start: float, joined: float, b: _Builder) -> m.Event | None:
     """The handoff to *actor* made by the latest tool call that hands the work over to it (or to
-    whoever acts next) and ends before it starts; None when there is none."""
+    whoever acts next) and ends before it starts, once the steps it follows (until *joined*) are
+    over; None when there is none."""
     for k in range(len(b.evidence) - 1, -1, -1):
         found = b.evidence[k]
         result = found.call.closing
         if found.by == actor or found.to not in (actor, None) or result.t > start:
             continue
         del b.evidence[k]
-        kind: type[m.Event] = m.Message if b.knows(actor, result.t) else m.Spawn
+        at = max(result.t, joined)
+        kind: type[m.Event] = m.Message if b.knows(actor, at) else m.Spawn
         handoff = b.add(
             kind,
-            t=result.t,
+            t=at,
             agent=found.by,
             to=actor,
             parent=found.call.first.id,
