@@ -27,24 +27,39 @@ Mapping:
   ``message`` delegating new work when the agent is already known) and a ``return`` to it at the
   end; ``create_agent``: a ``spawn``;
 * the agent spans of the top level (no mapped span above them, such as the agents of a workflow
-  or swarm span that names no agent): the first opens with an ``orchestrator_decision``; each
-  later one by another agent is a handoff, a ``spawn`` (or ``message``) by the agent that acted
-  before it, taken from a handoff span when there is one and inferred from the order (with a
-  warning) when not; the run closes with an ``aggregate`` by the last agent;
+  or swarm span that names no agent): the first opens with an ``orchestrator_decision``. Each
+  later step follows every earlier step that is over when it starts and that no step followed yet
+  (steps run side by side all lead to the next); when it is another agent's, it is handed over by
+  a ``spawn`` (or ``message``): from a handoff span, else from a tool call that hands the work
+  over, else by the agent OpenInference names as the graph node before it
+  (``graph.node.parent_id``), else, with a warning, by the agent whose step ended last. A step
+  that starts while every open step still runs goes alongside them (an agent not met yet counted
+  as spawned by the node it names, else by the root, with a warning). Each top-level agent that no
+  step follows closes with an ``aggregate``;
 * a tool span: a ``tool_call`` by the acting agent, lasting the span, and a ``tool_result`` by the
   tool at its end; a model call: a ``message`` from the acting agent to the model, with its tokens.
   A call whose span holds other mapped spans (a tool that runs a sub-agent) gets no ``end``: its
-  time is that of the events inside it, so no time is counted twice;
+  time is that of the events inside it, so no time is counted twice. An agent span that runs
+  wholly inside a sibling tool span (a delegation whose span context was not passed on) is moved
+  into it first;
 * a model or tool span outside any agent's work is credited to the agent it names, else to the
-  service (``service.name``), with a warning: a lone chat span is a one-agent trace.
+  agent acting at the top level when it starts (a workflow's step between agent spans), else to
+  the service (``service.name``), with a warning: a lone chat span is a one-agent trace.
+
+Framework departures from these conventions are read by the named adaptations of
+:mod:`masrl.trace._otel_frameworks` (which agent a span names, which spans are no call, which tool
+calls hand the work over or to a coworker).
 
 An agent span's own usage is kept only when no span inside it reports usage, so nothing is counted
 twice. A span with status ERROR or an ``exception`` event marks its event (the tool result, the
 model message, the return or aggregate) with ``status: error`` and the message in ``error``.
-Times become seconds from the trace's earliest span. Parent and child spans become ``parent``
-links and edges: from a span's first event to each child that starts it off, from each child to
-the next sibling that starts after it ends, and from the last children to the span's closing
-event. A child that starts before its parent or ends after it (clock skew) is moved inside it.
+Times become seconds from the trace's earliest span; a span lasts at least until its last event
+(a streamed answer's first token may come after the span closed). Parent and child spans become
+``parent`` links and edges: from a span's first event to each child that starts it off, from each
+child to the next sibling that starts after it ends (a sibling that starts while the ones before
+it still run, such as the calls one model turn asks for at once, follows what the latest of them
+followed), and from the last children to the span's closing event. A child that starts before its
+parent or ends after it (clock skew) is moved inside it.
 
 Every span that maps to no event (another operation or kind, no agent to act, a missing time) is
 kept, with its reason, in ``metadata.unmapped_spans`` and reported; its mapped descendants attach
