@@ -630,7 +630,8 @@ class _Builder:
         self.known: dict[str, float] = {}  # agents spawned or acting as roots, and since when
         self.handoffs: dict[str, m.Event] = {}  # handoff events whose target has not started yet
         self.tops: list[_Node] = []  # mapped spans of the top level, in the order they start
-        self.open: list[_Node] = []  # top-level steps no later step has followed yet
+        # Top-level steps no later step has followed yet, by when they are over (a heap).
+        self.open: list[tuple[float, int, _Node]] = []
         self.frontier: list[m.Event] = []  # what the latest step of the top level followed
         self.evidence: list[_Handoff] = []  # tool calls that hand the work over, not yet used
         self.node_ids: dict[str, str] = {}  # OpenInference graph node ids of the agents met
@@ -735,11 +736,13 @@ def convert_trace(trace_id: str, spans: list[Span], *, system: str | None = None
 
 
 def _is_agent_span(span: Span) -> bool:
-    return span.operation == INVOKE_AGENT or (span.operation is None and span.attributes.get(OI_KIND) == "AGENT")
+    op = span.attributes.get(OPERATION)
+    return op == INVOKE_AGENT or (op is None and span.attributes.get(OI_KIND) == "AGENT")
 
 
 def _is_tool_span(span: Span) -> bool:
-    return span.operation == EXECUTE_TOOL or (span.operation is None and span.attributes.get(OI_KIND) == "TOOL")
+    op = span.attributes.get(OPERATION)
+    return op == EXECUTE_TOOL or (op is None and span.attributes.get(OI_KIND) == "TOOL")
 
 
 def _adopt(parent: Span) -> None:
@@ -748,10 +751,11 @@ def _adopt(parent: Span) -> None:
     A tool that hands a task to an agent runs that agent inside its call; when the framework does
     not pass its span on (Agno's delegation to team members), the agent's span sits beside the tool's.
     """
-    tools = [c for c in parent.children if _is_tool_span(c)]
+    agents = [c for c in parent.children if _is_agent_span(c)]
+    tools = [c for c in parent.children if _is_tool_span(c)] if agents else None
     if not tools:
         return
-    for child in [c for c in parent.children if _is_agent_span(c)]:
+    for child in agents:
         holders = [
             t
             for t in tools
@@ -801,6 +805,7 @@ def _walk(roots: list[Span], b: _Builder) -> None:
         for child in span.children:
             _map(child, node.inner or node, b)
         _link_all(node, b)
+        heapq.heappush(b.open, (node.done, len(b.tops), node))  # over at its end (known once linked)
 
 
 def _map(span: Span, enclosing: _Node | None, b: _Builder) -> None:
@@ -881,12 +886,14 @@ def _events(span: Span, enclosing: _Node | None, b: _Builder) -> _Node | None:
             **_failure(span),
         )
         node = _Node(span, call, result, actor, "causal")
-        coworker = fw.coworker(span.attributes)
-        if coworker is not None and coworker != actor and not _holds_agent_span(span):
-            node.inner = _delegated(span, coworker, node, b)
-        hands_over, to = fw.handoff(span.attributes)
-        if hands_over and to != actor:
-            b.evidence.append(_Handoff(actor, to, node))
+        if role.name in fw.CREWAI_DELEGATION_TOOLS:
+            coworker = fw.coworker(span.attributes)
+            if coworker is not None and coworker != actor and not _holds_agent_span(span):
+                node.inner = _delegated(span, coworker, node, b)
+        if role.name in fw.HANDOFF_TOOLS:
+            hands_over, to = fw.handoff(span.attributes)
+            if hands_over and to != actor:
+                b.evidence.append(_Handoff(actor, to, node))
     else:
         assert role.name is not None
         usage = _tokens(span)
@@ -963,7 +970,9 @@ def _arrive(actor: str, start: float, span: Span, b: _Builder) -> tuple[m.Event 
     root = b.tops[0]
     parent_id = span.attributes.get(OI_PARENT_NODE)
     parent = b.node_ids.get(parent_id) if isinstance(parent_id, str) else None
-    done = [n for n in b.open if n.done <= start]
+    done = []
+    while b.open and b.open[0][0] <= start:
+        done.append(heapq.heappop(b.open)[2])
     if not done:  # runs alongside the steps still at work
         if b.knows(actor, start):
             return None, "causal", list(b.frontier or [root.first])
@@ -978,12 +987,10 @@ def _arrive(actor: str, start: float, span: Span, b: _Builder) -> tuple[m.Event 
         b.link(by.first, spawn, "causal")
         if not recorded:
             b.warnings.append(
-                f"{span.where}: {actor!r} starts while {b.open[-1].actor!r} still works; "
+                f"{span.where}: {actor!r} starts while {b.tops[-1].actor!r} still works; "
                 f"counted as spawned by {root.actor!r}"
             )
         return spawn, "spawn", []
-    for n in done:
-        b.open.remove(n)
     leads = [e for n in done for e in (n.leads or [n.closing])]
     b.frontier = leads
     if actor in {n.actor for n in done}:
@@ -1041,7 +1048,6 @@ def _top(node: _Node, b: _Builder) -> None:
     for event in leads:
         b.link(event, node.first, "causal")
     b.tops.append(node)
-    b.open.append(node)
 
 
 def _agent_span(
@@ -1063,7 +1069,6 @@ def _agent_span(
         node = _Node(span, opening, None, agent, link, agent=True, until=end)
         b.closings[id(node)] = closing
         b.tops.append(node)
-        b.open.append(node)
         return node
     if agent == enclosing.actor:
         b.skip(span, f"{agent!r} invokes itself; its work stays in the enclosing invocation")
@@ -1116,7 +1121,7 @@ def _link(node: _Node, b: _Builder) -> None:
 
 def _close_run(b: _Builder) -> None:
     """Close the top-level agents' work: each one no later step follows ends in an aggregate."""
-    for node in b.open:
+    for _, _, node in sorted(b.open, key=lambda item: item[1]):
         if not node.agent:
             continue
         end = b.seconds(node.span.end)

@@ -35,6 +35,8 @@ ADK_TRANSFER_TYPE = "TransferToAgentTool"
 LLAMAINDEX_STEP = ".run_agent_step"  # the AgentWorkflow step whose input names the acting agent
 LLAMAINDEX_PREPARE = "._prepare_chat_with_tools"  # an LLM span that sends no request
 LLAMAINDEX_HANDOFF_TOOL = "handoff"  # AgentWorkflow's handoff tool (its argument to_agent)
+# The tools whose spans may hand the work over (only spans of these are looked at further).
+HANDOFF_TOOLS = frozenset({ADK_TRANSFER_TOOL, LLAMAINDEX_HANDOFF_TOOL})
 LLAMAINDEX_AGENT = re.compile(r"current_agent_name='([^'\\]+)'")  # as the step's input event is printed
 
 INPUT = "input.value"  # OpenInference: the span's input, often JSON
@@ -56,10 +58,13 @@ def agent_name(name: str, attributes: dict[str, Any]) -> str | None:
 
 
 def not_a_call(name: str, attributes: dict[str, Any]) -> str | None:
-    """Why a model or tool span of a framework's own shape is not a call of its own, or None."""
+    """Why a model or tool span of a framework's own shape is not a call of its own, or None.
+
+    Asked of every span, so it looks only at what a few lookups show.
+    """
     if attributes.get(CREWAI_EVENT) == CREWAI_FAILURE_EVENT:
         return "CrewAI's second report of the failure of the tool call beside it (tool_failure_detected)"
-    if _tool(attributes) == ADK_MERGED_TOOL:
+    if attributes.get(TOOL_NAME[0]) == ADK_MERGED_TOOL:
         return "ADK's record of the answers of calls requested together, merged: no call of its own"
     if name.endswith(LLAMAINDEX_PREPARE):
         return "LlamaIndex's _prepare_chat_with_tools builds a request and sends none: no model call"
