@@ -285,7 +285,21 @@ _KINDS = [
     [("openinference.span.kind", "CHAIN")],
     [("openinference.span.kind", "LLM"), ("llm.token_count.prompt", 5)],
     [("openinference.span.kind", "TOOL"), ("tool.name", "fetch")],
-]
+    # the shapes the framework adaptations read
+    [("gen_ai.operation.name", "invoke_agent"), ("gen_ai.agent.name", "k1"), ("crewai.agent.role", "a")],
+    [("gen_ai.operation.name", "execute_tool"), ("gen_ai.tool.name", "fetch"), ("crewai.event_name", "tool_failure_detected")],
+    [("openinference.span.kind", "TOOL"), ("tool.name", "Delegate work to coworker"), ("input.value", '{"coworker": "d"}')],
+    [("openinference.span.kind", "TOOL"), ("tool.name", "Delegate work to coworker"), ("input.value", '{"coworker": "a"}')],
+    [("openinference.span.kind", "AGENT"), ("smolagents.max_steps", 4)],
+    [("gen_ai.operation.name", "execute_tool"), ("gen_ai.tool.name", "transfer_to_agent"), ("gen_ai.tool.type", "TransferToAgentTool")],
+    [("gen_ai.operation.name", "execute_tool"), ("gen_ai.tool.name", "(merged tools)")],
+    [("openinference.span.kind", "TOOL"), ("tool.name", "handoff"), ("input.value", '{"kwargs": {"to_agent": "b"}}')],
+    [("openinference.span.kind", "CHAIN"), ("input.value", "AgentInput(current_agent_name='f')")],
+    [("openinference.span.kind", "AGENT"), ("agent.name", "g"), ("graph.node.id", "ng"), ("graph.node.parent_id", "nd")],
+    [("openinference.span.kind", "AGENT"), ("agent.name", "d"), ("graph.node.id", "nd"), ("graph.node.parent_id", "ng")],
+]  # fmt: skip
+# Span names some adaptations read: smolagents' agents, LlamaIndex's workflow steps and request builder.
+_NAMES = ["researcher.run", "AgentWorkflow.run_agent_step", "OpenAI._prepare_chat_with_tools"]
 
 
 def _attribute(key: str, value: Any) -> dict[str, Any]:
@@ -301,16 +315,20 @@ def _exports(draw: Any) -> dict[str, Any]:
         start = draw(st.integers(min_value=0, max_value=50))
         length = draw(st.integers(min_value=0, max_value=50))
         failed = draw(st.booleans())
+        later = draw(st.one_of(st.none(), st.integers(min_value=0, max_value=30)))  # an event after the end
         spans.append(
             {
                 "traceId": draw(st.sampled_from(["01", "02"])),
                 "spanId": f"s{k}",
                 "parentSpanId": f"s{parent}" if parent is not None else "",
-                "name": f"span {k}",
+                "name": draw(st.sampled_from([f"span {k}", *_NAMES])),
                 "startTimeUnixNano": str(start * 10**6),
                 "endTimeUnixNano": str((start + length) * 10**6),
                 "attributes": [_attribute(key, v) for key, v in draw(st.sampled_from(_KINDS))],
                 "status": {"code": 2, "message": "failed"} if failed else {"code": 0},
+                "events": []
+                if later is None
+                else [{"name": "token", "timeUnixNano": str((start + length + later) * 10**6)}],
             }
         )
     return {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
