@@ -4,11 +4,64 @@ Generated pages name the file a reader should edit in their front matter (``sour
 papers/c3.yaml``); this hook points the page's edit and view buttons there instead of at the
 generated Markdown. A generated page with no single source (statistics, the papers table) gets
 no edit button at all: editing its Markdown would be overwritten by the next build.
+
+Every plain table of a page's content (a Markdown table, or a template's ``<table>`` without a
+class) is wrapped in a region that scrolls it sideways when it is wider than the column. The
+region takes keyboard focus, so the arrow keys scroll it, and is named after the heading above the
+table, which a screen reader announces. Material's script later wraps the same tables in its own
+scroll box; the site's stylesheet makes that inner box stop scrolling, so the region is the one
+that does. Tables that carry a class (the papers table) bring their own scroll region.
 """
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
+
+# One pass over the content finds headings (for the name) and table tags (to wrap); Python-Markdown
+# and the page templates write both in these plain forms, and never nest a table in a table.
+_TOKEN = re.compile(r"<h([1-6])\b[^>]*>(?P<heading>.*?)</h\1>|<table(?P<attrs>\b[^>]*)>|</table>", re.S)
+_PERMALINK = re.compile(r"<a\b[^>]*\bclass=\"headerlink\"[^>]*>.*?</a>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def _text(fragment: str) -> str:
+    """The text of an HTML *fragment*, without its permalink, spaces collapsed."""
+    text = html.unescape(_TAG.sub("", _PERMALINK.sub("", fragment)))
+    return " ".join(text.split())
+
+
+def wrap_tables(content: str, fallback: str) -> str:
+    """*content* with each class-less table inside a focusable, named scroll region.
+
+    The region's name is the text of the nearest heading above the table, or *fallback* (the
+    page's title) when no heading comes before it.
+    """
+    out: list[str] = []
+    name = fallback
+    wrapped: list[bool] = []  # for each open table, whether its close tag closes a region too
+    at = 0
+    for token in _TOKEN.finditer(content):
+        out.append(content[at : token.end()])
+        at = token.end()
+        if token.group("heading") is not None:
+            name = _text(token.group("heading")) or name
+        elif token.group(0) == "</table>":
+            if wrapped and wrapped.pop():
+                out.append("</div>")
+        else:
+            plain = token.group("attrs").strip() == ""
+            wrapped.append(plain)
+            if plain:
+                region = f'<div class="masrl-region" role="region" tabindex="0" aria-label="{html.escape(name)}">'
+                out[-1] = out[-1][: -len(token.group(0))] + region + token.group(0)
+    out.append(content[at:])
+    return "".join(out)
+
+
+def on_page_content(content: str, page: Any, config: Any, files: Any) -> str:
+    return wrap_tables(content, page.title or config.get("site_name") or "Table")
 
 
 def on_page_context(context: dict[str, Any], page: Any, config: Any, nav: Any) -> dict[str, Any]:

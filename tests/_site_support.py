@@ -13,12 +13,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 from masrl._browser import chromium_executable, launch_args, serve
 
-__all__ = ["CHROMIUM_ARGS", "REPO", "copy_site_frame", "mkdocs_build", "require_browser", "serve", "serve_like_pages"]
+__all__ = [
+    "CHROMIUM_ARGS",
+    "REPO",
+    "Visit",
+    "copy_site_frame",
+    "mkdocs_build",
+    "require_browser",
+    "serve",
+    "serve_like_pages",
+]
 
 REPO = Path(__file__).resolve().parents[1]
 SITE_FILES = ("mkdocs.yml", "hooks.py", "overrides", "docs/assets", "docs/tags.md")
@@ -45,6 +55,39 @@ def chromium() -> Iterator[Any]:
         instance = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
         yield instance
         instance.close()
+
+
+class Visit:
+    """A page plus everything it did: console errors, requests, dialogs."""
+
+    def __init__(self, browser: Any, base: str, width: int = 1280, scheme: str = "light") -> None:
+        """A new page *width* px wide for the site at *base*; *scheme* is the reader's colour-scheme
+        preference ("light" or "dark"), which picks the site's default or slate palette."""
+        self.page = browser.new_page(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        self.base = base
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+
+        def dismiss(dialog: Any) -> None:
+            self.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        self.page.on("dialog", dismiss)
+
+    def go(self, path: str) -> Any:
+        self.page.goto(self.base + path)
+        self.page.wait_for_load_state("networkidle")
+        return self.page
+
+    def outside(self) -> list[str]:
+        return [u for u in self.requests if urlsplit(u).hostname not in ("127.0.0.1", None)]
+
+    def close(self) -> None:
+        self.page.close()
 
 
 def copy_site_frame(root: Path) -> None:

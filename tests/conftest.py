@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,6 @@ year: 2025
 arxiv: "2501.00001"
 venue: arXiv
 url: https://arxiv.org/abs/2501.00001
-entry_type: article
 category: rl_method
 rl: "yes"
 reward_type: shared
@@ -140,6 +140,7 @@ def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Corpus:
     root = tmp_path / "corpus"
     root.mkdir()
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    shutil.copy(REPO / "venues.yaml", root / "venues.yaml")
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return Corpus(root)
@@ -174,10 +175,13 @@ def assert_golden(name: str, actual: str) -> None:
 
 
 def fixture_corpus(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of tests/fixtures/NAME with the real taxonomy, as the working directory."""
+    """A copy of tests/fixtures/NAME with the real taxonomy and, unless it has its own, the real
+    venue registry, as the working directory."""
     root = tmp_path / name
     shutil.copytree(FIXTURES / name, root)
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    if not (root / "venues.yaml").exists():
+        shutil.copy(REPO / "venues.yaml", root / "venues.yaml")
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return root
@@ -207,9 +211,40 @@ def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+# -- the site in a browser: one Chromium and one build of the repository's site for the whole run
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium, headless through Playwright, shared by every site test (skips when absent)."""
+    from _site_support import chromium
+
+    with chromium() as instance:
+        yield instance
+
+
+@pytest.fixture(scope="session")
+def repo_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The repository's site built once with mkdocs --strict, and what mkdocs printed."""
+    from _site_support import mkdocs_build
+
+    out = tmp_path_factory.mktemp("site")
+    return out, mkdocs_build(REPO, out)
+
+
+@pytest.fixture(scope="session")
+def repo_site(repo_build: tuple[Path, subprocess.CompletedProcess[str]]) -> Path:
+    out, result = repo_build
+    if result.returncode != 0:
+        pytest.fail("mkdocs build failed:\n" + result.stdout + result.stderr)
+    return out
+
+
 @pytest.fixture(autouse=True)
 def _no_request_pacing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Requests to the loopback services go out at once (the pacing test sets its own pauses)."""
+    """Requests to the loopback services go out at once, and retries do not sleep (the pacing and
+    retry tests set their own pauses and record the waits)."""
     from masrl.living import _net
 
     monkeypatch.setattr(_net, "PACE_S", dict.fromkeys(_net.PACE_S, 0.0))
+    monkeypatch.setattr(_net, "wait", lambda seconds, why: None)

@@ -38,11 +38,11 @@ def expected() -> list[str]:
         "or YAML reads it as a number and drops zeros",
         f"{b}:10:1: url: url must be an http(s) URL with no spaces, not 'ftp://example.org/broken.pdf'",
         f"{b}:13:5: more_urls[1]: more_urls must not repeat 'https://example.org/ok'",
-        f"{b}:14:1: entry_type: entry_type must be one of 'article', 'inproceedings', 'misc', 'techreport', "
-        "'book', 'incollection' or 'phdthesis', not 'preprint'",
+        f"{b}:14:1: entry_type: entry_type is no longer a field: the venue gives it (venues.yaml); "
+        "`masrl fmt` removes it where it agrees with the venue",
         f"{b}:15:1: category: category must be one of 'rl_method', 'framework', 'benchmark', 'survey', "
         "'industry' or 'classical_marl', not 'rl-method' (did you mean 'rl_method'?)",
-        f"{b}:16:1: rl: rl must be one of 'yes', 'partial' or 'no', not true "
+        f"{b}:16:1: rl: rl must be one of 'yes', 'partial', 'sft' or 'no', not true "
         "(YAML reads bare true/false as booleans; write the value as listed)",
         f"{b}:17:1: reward_type: reward_type must be one of 'shared', 'individual', 'role', 'process', 'tool', "
         "'debate', 'verifier', 'orchestration', 'hybrid' or 'NA', not 'hybird' (did you mean 'hybrid'?)",
@@ -58,7 +58,7 @@ def expected() -> list[str]:
         f"{b}:29:3: subdecisions.O7: subdecisions keys must be 'O1', 'O2', 'O3', 'O4' or 'O5', not 'O7'",
         f"{b}:33:1: summary: summary must be one sentence ending with '.'",
         f"{b}:34:1: titel: unknown field (did you mean 'title'?); allowed fields are key, title, authors, et_al, "
-        "affiliation, year, arxiv, doi, venue, url, more_urls, code, entry_type, bibtex, category, rl, reward_type, "
+        "affiliation, year, arxiv, doi, venue, url, more_urls, code, bibtex, category, rl, reward_type, "
         "credit_unit, topology, scenario, role, verified, evidence_kind, origin, added, changes, strict_credit, "
         "subdecisions, summary, notes, exceptions",
         f"{b}:35:1: origin: origin must be one of 'survey', 'contributor' or 'discovery', not 'surveyed' "
@@ -70,7 +70,7 @@ def expected() -> list[str]:
         f"{b}:40:5: changes[1].note: note is required: One sentence on what changed and why, at most 200 characters.",
         f"{b}:40:5: changes[1].when: unknown field; allowed fields are date, note",
         "papers/draft.yml:1:1: (record): not a record, so it would be left out: rename it to draft.yaml",
-        "papers/twin.yaml:18:1: role: warning: role is 'core' for category 'industry'; industry entries are "
+        "papers/twin.yaml:17:1: role: warning: role is 'core' for category 'industry'; industry entries are "
         "'case' and only they are [industry_is_case; if intended, explain it under exceptions: industry_is_case]",
     ]
 

@@ -136,7 +136,7 @@ def test_build_writes_nothing_when_a_record_is_broken(small: Path, run_cli: Any)
     before = _snapshot(small)
     result = run_cli("build")
     assert result.exit_code == 1
-    assert result.stdout.startswith("papers/beta.yaml:18:1: credit_unit: credit_unit must be one of")
+    assert result.stdout.startswith("papers/beta.yaml:17:1: credit_unit: credit_unit must be one of")
     assert "Nothing was written" in result.stderr
     assert _snapshot(small) == before
 
@@ -263,7 +263,7 @@ def test_a_broken_example_trace_stops_the_build_after_the_records_have_spoken(
     result = run_cli("build")
     assert result.exit_code == 1
     if record_broken:
-        assert result.stdout.startswith("papers/beta.yaml:18:1: credit_unit: credit_unit must be one of")
+        assert result.stdout.startswith("papers/beta.yaml:17:1: credit_unit: credit_unit must be one of")
     else:
         assert "the example trace traces/broken.json does not validate" in result.stderr
     assert _snapshot(small) == before

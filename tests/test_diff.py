@@ -68,3 +68,25 @@ def test_diff_outside_git(small: Path, run_cli: Any) -> None:
     result = run_cli("diff", "HEAD")
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: git rev-parse --show-toplevel failed: fatal: not a git repository")
+
+
+def test_a_revision_from_before_the_venue_registry_compares(small: Path, run_cli: Any) -> None:
+    # Arrange: the old layout committed, with every paper holding entry_type and no venues.yaml
+    registry = (small / "venues.yaml").read_text("utf-8")
+    (small / "venues.yaml").unlink()
+    for path in (small / "papers").glob("*.yaml"):
+        text = path.read_text("utf-8")
+        path.write_text(text.replace("\ncategory:", "\nentry_type: article\ncategory:", 1), "utf-8")
+    git(small, "init", "-q", "-b", "main")
+    git(small, "add", "-A")
+    git(small, "commit", "-q", "-m", "before venues.yaml")
+    # Act: today's layout in the working tree
+    (small / "venues.yaml").write_text(registry, "utf-8")
+    for path in (small / "papers").glob("*.yaml"):
+        path.write_text(path.read_text("utf-8").replace("\nentry_type: article\n", "\n"), "utf-8")
+    result = run_cli("diff", "HEAD")
+    # Assert: the old revision read whole, so nothing changed
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        "## Corpus diff: HEAD → working tree\n\nNo record changed; every count, cross-tab cell and claim is the same.\n"
+    )

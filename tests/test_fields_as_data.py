@@ -58,7 +58,7 @@ def test_new_field_is_validated(with_modality: Path, run_cli: Any) -> None:
     # Assert
     assert result.stdout.splitlines() == [
         "papers/alpha.yaml:2:1: modality: modality is required: The kinds of input the agents read.",
-        "papers/beta.yaml:33:18: modality[1]: modality must be one of 'text' or 'vision', not 'audio'",
+        "papers/beta.yaml:32:18: modality[1]: modality must be one of 'text' or 'vision', not 'audio'",
     ]
     assert result.exit_code == 1
 

@@ -31,7 +31,6 @@ affiliation: Somewhere University
 arxiv: "2501.00010"
 venue: arXiv
 url: "https://arxiv.org/abs/2501.00010"
-entry_type: article
 category: rl_method
 rl: "yes"
 reward_type: shared

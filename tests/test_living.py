@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.server
 import json
 import shutil
+import sys
 import threading
 import urllib.parse
 from collections.abc import Iterator
@@ -119,7 +120,7 @@ def test_discover_flags_the_known_and_the_excluded_and_ranks_the_new(
     assert result.exit_code == 0, result.output
     assert_golden("discover-table.txt", result.stdout)
     assert result.stderr.splitlines()[-1] == (
-        "6 candidates from 2026-05-04 to 2026-12-01: 3 known, 0 already queued, 3 new, 3 written to screening/"
+        "5 candidates from 2026-05-04 to 2026-12-01: 2 known, 0 already queued, 3 new, 3 written to screening/"
     )
     queued = sorted(p.name for p in (living / "screening").iterdir())
     assert queued == ["2609.11111.yaml", "2610.33333.yaml", "doi-10.1234_teams.2026.yaml"]
@@ -136,7 +137,6 @@ def test_discover_json_lists_every_candidate_with_what_it_matches(
         "2609.11111": None,
         "doi-10.1234_teams.2026": None,
         "2610.33333": None,
-        "2501.00001": "alpha",
         "2610.22222": "E001",
         "2406.00002": "beta",
     }
@@ -479,7 +479,14 @@ def test_refresh_shows_its_diff_and_writes_nothing(living: Path, services: Servi
     result = run_cli("refresh")
     assert result.exit_code == 0, result.output
     assert_golden("refresh-diff.txt", result.stdout)
-    assert result.stderr.splitlines()[-1] == "3 of 4 records would change"
+    # A published paper's authors are compared with the published version only, never with arXiv's.
+    assert result.stderr.splitlines() == [
+        "papers/alpha.yaml: note: authors not compared: ICML 2026 is the version of record, and Crossref lists "
+        "no authors for it",
+        "papers/beta.yaml: note: authors not compared: NeurIPS 2024 is the version of record, and Crossref lists "
+        "no authors for it",
+        "2 of 4 records would change",
+    ]
     assert {p.name: p.read_text("utf-8") for p in (living / "papers").iterdir()} == before
 
 
@@ -497,8 +504,8 @@ def test_refresh_write_applies_the_diff_keeping_comments_and_tags(
     assert "# where it appeared\nvenue: ICML 2026\n" in text
     data = load_path(path).data
     assert (data["year"], data["authors"][-1], data["more_urls"]) == (
-        2026,
-        "Poe, Sam",
+        2025,  # the year of first appearance stays: the arXiv preprint's
+        "Roe, Richard",  # the published version's authors are not known: the record's stay
         ["https://github.com/example/alpha"],
     )
     assert {k: v for k, v in data.items() if k not in ("venue", "year", "authors", "more_urls")} == tags_before
@@ -576,9 +583,9 @@ def test_a_refused_openalex_key_is_named_but_never_printed(
     result = _discover(run_cli, "--source", "openalex")
     assert result.exit_code == 1
     last = result.stderr.splitlines()[-1]
-    assert last.startswith("Error: openalex answered 401 Unauthorized for ")
+    assert last.startswith("Error: OpenAlex answered 401 Unauthorized for ")
     assert "api_key=..." in last
-    assert last.endswith("; OpenAlex may ask for a free API key: set MASRL_OPENALEX_KEY")
+    assert "; OpenAlex may ask for a free API key: set MASRL_OPENALEX_KEY; the search stopped there" in last
     assert "s3cret" not in result.output
 
 
@@ -599,13 +606,40 @@ def test_requests_to_one_service_are_paced_and_cached_answers_are_not(
     monkeypatch.setattr(_net.time, "monotonic", lambda: now[0])
     monkeypatch.setattr(_net.time, "sleep", sleep)
     arxiv = f"{services.base}/arxiv/query?search_query=a"
-    _net.get(arxiv, "arxiv", tmp_path)  # the first request waits for nothing
-    now[0] += 1.0
-    _net.get(f"{services.base}/crossref/works/10.5555/gamma.2023", "crossref", tmp_path)  # its own pace
-    _net.get(f"{arxiv}b", "arxiv", tmp_path)  # 1 s after the last arXiv request: waits the other 2
-    _net.get(arxiv, "arxiv", tmp_path)  # cached: no request, no wait
+    body: Any = lambda answer: answer.body  # noqa: E731
+    with _net.Client(tmp_path) as client:
+        client.fetch(arxiv, "arxiv", body)  # the first request waits for nothing
+        now[0] += 1.0
+        client.fetch(f"{services.base}/crossref/works/10.5555/gamma.2023", "crossref", body)  # its own pace
+        client.fetch(f"{arxiv}b", "arxiv", body)  # 1 s after the last arXiv request: waits the other 2
+        client.fetch(arxiv, "arxiv", body)  # cached: no request, no wait
     assert waits == [2.0]
     assert len(services.requests) == 3
+
+
+def test_refresh_shows_what_it_found_before_a_service_stayed_down(
+    living: Path, services: Services, run_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Arrange: Crossref answers 503 for gamma's DOI, every time (synthetic: arXiv's 503 body).
+    original = _route
+
+    def route(path: str, query: dict[str, str]) -> tuple[int, str | None]:
+        return (503, None) if path.startswith("/crossref/") else original(path, query)
+
+    monkeypatch.setattr(sys.modules[__name__], "_route", route)
+    # Act
+    result = run_cli("refresh")
+    # Assert
+    assert result.exit_code == 1
+    assert result.stdout.startswith("papers/alpha.yaml\n")  # found before gamma, the last paper in key order
+    assert "papers/beta.yaml: note: authors not compared" in result.stderr
+    assert "papers/gamma.yaml" not in result.stdout
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith("Error: Crossref answered 503 Service Unavailable for ")
+    assert (
+        "(after 5 tries); run again in a few minutes; 1 of 4 records were not compared, the changes above are those found before"
+        in last
+    )
 
 
 def test_add_names_the_arxiv_api_and_its_way_round_when_offline(
@@ -616,3 +650,281 @@ def test_add_names_the_arxiv_api_and_its_way_round_when_offline(
     monkeypatch.setenv("MASRL_ARXIV_API", "http://127.0.0.1:9/api/query")
     with pytest.raises(ArxivError, match=r"^cannot reach the arXiv API at .*`masrl add --bib -` instead$"):
         fetch("2501.00001")
+
+
+# ---------------------------------------------------------------------------------------------
+# The weekly run
+
+
+def test_discover_markdown_is_the_ranked_table_for_a_pull_request(
+    living: Path, services: Services, run_cli: Any
+) -> None:
+    result = _discover(run_cli, "--markdown", "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert_golden("discover-markdown.md", result.stdout)
+
+
+def test_the_weekly_run_queues_refreshes_and_writes_the_pull_request_body(
+    living: Path, services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from masrl.living import weekly
+
+    outputs = tmp_path / "outputs"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(outputs))
+    # Act: the first run finds everything; the second, the same day, finds nothing new.
+    assert weekly.main(["--body", "body.md", "--today", "2026-12-01"]) == 0
+    first = (living / "body.md").read_text("utf-8")
+    first_outputs = outputs.read_text("utf-8")
+    outputs.unlink()
+    assert weekly.main(["--body", "body.md", "--today", "2026-12-01"]) == 0
+    second_outputs = outputs.read_text("utf-8")
+    # Assert
+    assert sorted(p.name for p in (living / "screening").iterdir()) == [
+        "2609.11111.yaml",
+        "2610.33333.yaml",
+        "doi-10.1234_teams.2026.yaml",
+    ]
+    assert load_path(living / "papers" / "alpha.yaml").data["venue"] == "ICML 2026"  # refresh --write
+    assert_golden("weekly-body.md", first)
+    assert first_outputs == "changed=true\ntitle=Candidates to screen, week of 2026-11-30\nstatus=ok\n"
+    assert second_outputs == "changed=false\ntitle=Candidates to screen, week of 2026-11-30\nstatus=ok\n"
+
+
+def test_the_weekly_run_keeps_what_it_gathered_when_a_service_stays_down(
+    living: Path, services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from masrl.living import weekly
+
+    original = _route
+
+    def route(path: str, query: dict[str, str]) -> tuple[int, str | None]:  # OpenAlex answers 503 (synthetic)
+        return (503, None) if path.startswith("/openalex/") else original(path, query)
+
+    monkeypatch.setattr(sys.modules[__name__], "_route", route)
+    outputs = tmp_path / "outputs"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(outputs))
+    assert weekly.main(["--body", "body.md", "--today", "2026-12-01"]) == 0
+    body = (living / "body.md").read_text("utf-8")
+    assert sorted(p.name for p in (living / "screening").iterdir()) == ["2609.11111.yaml", "2610.33333.yaml"]
+    assert "### This run did not finish" in body
+    assert "- `masrl discover`: OpenAlex answered 503 Service Unavailable for " in body
+    assert outputs.read_text("utf-8").endswith("status=failed\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# The ranker's evaluation
+
+
+@pytest.mark.parametrize(
+    ("scores", "labels", "auc", "recall", "wss95"),
+    [
+        # perfect order: both included first
+        ([0.9, 0.8, 0.1, 0.2], [1, 1, 0, 0], 1.0, (0.5, 0.5, 1.0), 0.45),
+        # worst order: both included last
+        ([0.1, 0.2, 0.9, 0.8], [1, 1, 0, 0], 0.0, (0.0, 0.0, 0.0), -0.05),
+        # ten works, one included, ranked third: 95% recall needs 3 screened
+        (
+            [0.5, 0.9, 0.8, 0.1, 0.2, 0.3, 0.4, 0.05, 0.06, 0.07],
+            [1, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            7 / 9,
+            (0.0, 0.0, 1.0),
+            0.65,
+        ),
+    ],
+)
+def test_figures_of_a_ranking(
+    scores: list[float], labels: list[int], auc: float, recall: tuple[float, ...], wss95: float
+) -> None:
+    from masrl.living._evaluate import figures
+
+    f = figures(scores, labels)
+    assert f.auc == pytest.approx(auc)
+    assert f.recall == pytest.approx(recall)
+    assert f.wss95 == pytest.approx(wss95)
+
+
+def test_random_order_figures_are_their_expectations() -> None:
+    from masrl.living._evaluate import random_figures
+
+    f = random_figures([1, 1, 0, 0])
+    # recall after 1, 1 and 2 of 4; the 2nd of 2 included lies at 2 * 5 / 3 on average
+    assert (f.auc, *f.recall, f.wss95) == pytest.approx((0.5, 0.25, 0.25, 0.5, (4 - 10 / 3) / 4 - 0.05))
+
+
+def _decided(root: Path, n: int) -> None:
+    """*n* decided candidates of each class in screening/ (synthetic: made-up titles and abstracts)."""
+    from masrl.living._queue import write_entry
+
+    topics = {
+        1: "multi-agent reinforcement learning trains LLM agents that delegate and share credit",
+        0: "a convolutional network segments medical images without agents",
+    }
+    for label, text in topics.items():
+        for i in range(n):
+            ident = f"2607.{label}{i:04d}"
+            decision = (
+                {"date": "2026-07-01", "key": f"p{label}{i}"}
+                if label
+                else {"date": "2026-07-01", "exclusion": f"E9{i:02d}"}
+            )
+            write_entry(root, {
+                "id": ident, "status": "included" if label else "excluded", "source": "manual",
+                "query_family": "orchestration", "query": "q", "score": 0.5, "terms": [],
+                "title": f"Work {i} on {text.split()[0]}", "authors": [], "published": "2026-07-01",
+                "arxiv": ident, "doi": None, "url": f"https://arxiv.org/abs/{ident}", "found": "2026-07-01",
+                "abstract": f"{text} (variant {i}).", "decision": decision,
+            })  # fmt: skip
+
+
+def test_evaluate_replays_the_decisions_round_by_round_and_by_k_fold(living: Path, run_cli: Any) -> None:
+    _decided(living, 5)
+    result = run_cli("discover", "--evaluate")
+    assert result.exit_code == 0, result.output
+    assert_golden("discover-evaluate.txt", result.stdout)
+
+
+def test_evaluate_says_when_there_are_too_few_decisions_for_k_fold(living: Path, run_cli: Any) -> None:
+    _decided(living, 2)
+    result = run_cli("discover", "--evaluate")
+    assert result.exit_code == 0, result.output
+    assert (
+        result.stdout.splitlines()[-1] == "  too few screened candidates: 2 included and 2 excluded, 5 of each needed"
+    )
+
+
+# -- what refresh proposes, from what each source says (pure: no network)
+
+
+def _paper(venue: str, authors: tuple[str, ...], bibtex: dict[str, str] | None = None) -> Any:
+    from masrl._records import Paper
+
+    return Paper(
+        key="p",
+        title="A paper",
+        authors=authors,
+        et_al=False,
+        affiliation="unknown",
+        year=2025,
+        arxiv="2501.00001",
+        doi=None,
+        venue=venue,
+        url="https://arxiv.org/abs/2501.00001",
+        more_urls=(),
+        bibtex=bibtex or {},
+        tags={},
+        added="2026-05-04",
+        changes=(),
+        strict_credit=False,
+        subdecisions=None,
+        summary="A summary.",
+        notes=None,
+        exceptions={},
+        path="papers/p.yaml",
+    )
+
+
+def _arxiv(authors: list[str], journal_ref: str = "") -> Any:
+    from masrl.living._sources import Found
+
+    return Found(
+        "arxiv", None, "", "A paper", authors, "2025-01-02", "", "https://arxiv.org/abs/2501.00001",
+        arxiv="2501.00001", journal_ref=journal_ref,
+    )  # fmt: skip
+
+
+def _crossref(names: list[tuple[str, str]]) -> dict[str, Any]:
+    return {"type": "proceedings-article", "author": [{"family": f, "given": g} for f, g in names]}
+
+
+FIVE = ["Shuo Liu", "Tianle Chen", "Zeyu Liang", "Xueguang Lyu", "Christopher Amato"]
+FOUR_CROSSREF = [("Liu", "Shuo"), ("Liang", "Zeyu"), ("Lyu", "Xueguang"), ("Amato", "Christopher")]
+TWO = ("Liu, Shuo", "Liang, Zeyu")
+
+
+@pytest.mark.parametrize(
+    ("paper", "sources", "changes", "left"),
+    [
+        # a preprint: the latest arXiv version is the version of record
+        (
+            _paper("arXiv", TWO),
+            {"arxiv": _arxiv(FIVE)},
+            [("authors", 5, "arXiv, the latest version")],
+            [],
+        ),
+        # a published paper: the published version's four authors, though arXiv now lists five
+        (
+            _paper("AAAI 2026", tuple(f"{f}, {g}" for f, g in [*FOUR_CROSSREF, ("Chen", "Tianle")])),
+            {"arxiv": _arxiv(FIVE), "crossref": _crossref(FOUR_CROSSREF)},
+            [("authors", 4, "Crossref, the published version")],
+            [],
+        ),
+        # a published paper no source lists the published authors of: left alone, and said so
+        (
+            _paper("AAAI 2026", TWO),
+            {"arxiv": _arxiv(FIVE)},
+            [],
+            ["authors not compared: AAAI 2026 is the version of record, and Crossref lists no authors for it"],
+        ),
+        # the venue moves with its BibTeX: written as venues.yaml writes it, the preprint's journal
+        # dropped; the year stays; the published version's authors then count
+        (
+            _paper("arXiv", TWO, {"journal": "arXiv preprint arXiv:2501.00001", "pages": "1--9"}),
+            {"arxiv": _arxiv(FIVE, "The Thirteenth International Conference on Learning Representations, 2025")},
+            [("venue", "ICLR 2025", "arXiv journal_ref"), ("bibtex", {"pages": "1--9"}, "arXiv journal_ref")],
+            ["authors not compared: ICLR 2025 is the version of record, and Crossref lists no authors for it"],
+        ),
+        # a submission that was then published
+        (
+            _paper("arXiv (ICLR 2026 submitted)", TWO),
+            {"arxiv": _arxiv(list(TWO), "ICLR 2026")},
+            [("venue", "ICLR 2026", "arXiv journal_ref")],
+            ["authors not compared: ICLR 2026 is the version of record, and Crossref lists no authors for it"],
+        ),
+        # a venue the registry does not know is not proposed
+        (
+            _paper("arXiv", TWO),
+            {"arxiv": _arxiv(list(TWO), "Journal of Irreproducible Results 12 (2025)")},
+            [],
+            [
+                "arXiv journal_ref 'Journal of Irreproducible Results 12 (2025)' names no venue of the registry; "
+                "set venue by hand if it is one"
+            ],
+        ),
+        # a published venue is never moved again
+        (
+            _paper("ICLR 2025", TWO),
+            {"arxiv": _arxiv(list(TWO), "ICML 2026")},
+            [],
+            ["authors not compared: ICLR 2025 is the version of record, and Crossref lists no authors for it"],
+        ),
+    ],
+)
+def test_refresh_proposes_the_version_of_record(
+    paper: Any, sources: dict[str, Any], changes: list[tuple[str, Any, str]], left: list[str]
+) -> None:
+    from masrl._venues import read_venues
+    from masrl._vocab import load_taxonomy
+    from masrl.living._facts import Sources, proposals
+
+    venues = read_venues(REPO, load_taxonomy(REPO))[0]
+    s = Sources(**sources)
+    found = proposals(paper, s, venues)
+    assert [(c.field, len(c.new) if c.field == "authors" else c.new, c.source) for c in found] == changes
+    assert s.notes == left
+
+
+def test_refresh_diff_shows_the_bibtex_a_venue_move_brings() -> None:
+    from masrl._venues import read_venues
+    from masrl._vocab import load_taxonomy
+    from masrl.living._facts import Sources, proposals
+    from masrl.living.refresh import diff_text
+
+    venues = read_venues(REPO, load_taxonomy(REPO))[0]
+    paper = _paper("arXiv", TWO, {"journal": "arXiv preprint arXiv:2501.00001", "pages": "1--9"})
+    changes = proposals(paper, Sources(arxiv=_arxiv(list(TWO), "ICLR 2025")), venues)
+    assert diff_text(paper, changes, venues) == (
+        "papers/p.yaml\n"
+        "  venue: arXiv -> ICLR 2025  (arXiv journal_ref)\n"
+        "    BibTeX: @article, journal 'arXiv preprint arXiv:2501.00001', year 2025 -> @inproceedings, booktitle "
+        "'International Conference on Learning Representations (ICLR)', year 2025\n"
+    )

@@ -7,11 +7,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import feedparser
 import pytest
 
-from _site_support import CHROMIUM_ARGS, copy_site_frame, mkdocs_build, require_browser, serve
+from _site_support import copy_site_frame, mkdocs_build, serve
 from conftest import FIXTURES, REPO
 from masrl._news import atom_feed, news, site_url
 from masrl._records import load_corpus
@@ -33,6 +34,7 @@ def grown(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("news") / "corpus"
     shutil.copytree(FIXTURES / "small", root)
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    shutil.copy(REPO / "venues.yaml", root / "venues.yaml")
     beta = root / "papers" / "beta.yaml"
     text = beta.read_text("utf-8").replace("origin: survey\n", "").replace('added: "2026-05-04"\n', "")
     beta.write_text(text + ADDITION, "utf-8")
@@ -102,9 +104,8 @@ def test_site_url_comes_from_mkdocs_yml(
 
 
 @pytest.mark.browser
-def test_whats_new_page_shows_the_new_entries_in_a_browser(grown: Path, tmp_path: Path) -> None:
+def test_whats_new_page_shows_the_new_entries_in_a_browser(browser: Any, grown: Path, tmp_path: Path) -> None:
     # Arrange: build the records and the site of the grown corpus.
-    path = require_browser()
     copy_site_frame(grown)
     built = subprocess.run(
         [sys.executable, "-m", "masrl", "build"], cwd=grown, capture_output=True, text=True, check=False
@@ -114,10 +115,7 @@ def test_whats_new_page_shows_the_new_entries_in_a_browser(grown: Path, tmp_path
     result = mkdocs_build(grown, out)
     assert result.returncode == 0, result.stdout + result.stderr
     assert (out / "feed.xml").is_file()
-    from playwright.sync_api import sync_playwright
-
-    with serve(out) as base, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+    with serve(out) as base:
         page = browser.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -129,7 +127,7 @@ def test_whats_new_page_shows_the_new_entries_in_a_browser(grown: Path, tmp_path
         landed = page.url
         feed = page.request.get(base + "/feed.xml")
         feed_ok, feed_body = feed.ok, feed.body()
-        browser.close()
+        page.close()
     # Assert
     assert [d.strip("¶ ") for d in days] == ["2026-08-01", "2026-07-15", "2026-05-04"]
     assert items[0].startswith("Paper corrected (survey): Alpha")

@@ -87,7 +87,6 @@ PAPER = {
     "venue": "arXiv",
     "url": "https://arxiv.org/abs/2501.00001",
     "more_urls": (),
-    "entry_type": "article",
     "bibtex": {},
     "tags": TAGS,
     "added": "2026-05-04",
@@ -278,6 +277,7 @@ def test_files_are_shown_from_the_working_directory(
     root = tmp_path / "corpus"
     Corpus(root).write("papers/bad.yaml", "key: bad\nyear: [\n")
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    shutil.copy(REPO / "venues.yaml", root / "venues.yaml")
     (tmp_path / "elsewhere").mkdir()
     monkeypatch.chdir(tmp_path / cwd)
     # Act
@@ -301,6 +301,7 @@ def test_extra_files_are_shown_from_the_working_directory(
     root = tmp_path / "corpus"
     root.mkdir()
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    shutil.copy(REPO / "venues.yaml", root / "venues.yaml")
     path = Corpus(tmp_path).write(extra, "key: bad\nyear: [\n")
     (tmp_path / "work").mkdir(exist_ok=True)
     monkeypatch.chdir(tmp_path / "work")

@@ -15,7 +15,7 @@ import pytest
 
 from _site_support import (
     REPO,
-    chromium,
+    Visit,
     copy_site_frame,
     mkdocs_build,
     serve,
@@ -28,21 +28,6 @@ CORPUS = load_corpus(REPO).corpus
 FAMILY = {p.key: CORPUS.taxonomy.family_of(p.reward_type) for p in CORPUS.papers}
 SITE_URL = "https://masrl.github.io/masrl/"  # site_url's default in site/mkdocs.yml
 PAGE_BUDGET = 150_000  # bytes: the papers page's own HTML, JS and data
-
-
-@pytest.fixture(scope="module")
-def repo_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
-    """The repository's site built with mkdocs --strict, and what mkdocs printed."""
-    out = tmp_path_factory.mktemp("site")
-    return out, mkdocs_build(REPO, out)
-
-
-@pytest.fixture(scope="module")
-def repo_site(repo_build: tuple[Path, subprocess.CompletedProcess[str]]) -> Path:
-    out, result = repo_build
-    if result.returncode != 0:
-        pytest.fail("mkdocs build failed:\n" + result.stdout + result.stderr)
-    return out
 
 
 def test_mkdocs_strict_build_has_no_warnings(repo_build: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
@@ -71,43 +56,6 @@ def test_no_page_references_an_outside_host_for_assets(repo_site: Path) -> None:
         text = page.read_text("utf-8")
         assert "fonts.googleapis" not in text, page
         assert not asset.search(text), page
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as instance:
-        yield instance
-
-
-class Visit:
-    """A page plus everything it did: console errors, requests, dialogs."""
-
-    def __init__(self, browser: Any, base: str, width: int = 1280) -> None:
-        self.page = browser.new_page(viewport={"width": width, "height": 900})
-        self.base = base
-        self.errors: list[str] = []
-        self.requests: list[str] = []
-        self.dialogs: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on("request", lambda r: self.requests.append(r.url))
-
-        def dismiss(dialog: Any) -> None:
-            self.dialogs.append(dialog.message)
-            dialog.dismiss()
-
-        self.page.on("dialog", dismiss)
-
-    def go(self, path: str) -> Any:
-        self.page.goto(self.base + path)
-        self.page.wait_for_load_state("networkidle")
-        return self.page
-
-    def outside(self) -> list[str]:
-        return [u for u in self.requests if urlsplit(u).hostname not in ("127.0.0.1", None)]
-
-    def close(self) -> None:
-        self.page.close()
 
 
 @pytest.fixture
@@ -403,36 +351,6 @@ def test_a_paper_page_shows_its_bibtex_with_a_copy_button(visit: Visit) -> None:
     assert edit.endswith("/edit/main/papers/c3.yaml")
 
 
-PAGE_KINDS = {
-    "home": "/",
-    "papers": "/papers/",
-    "paper": "/papers/agentdojo2024/",
-    "taxonomy": "/taxonomy/credit-unit/orchestrator/",
-    "taxonomy index": "/taxonomy/",
-    "statistics": "/statistics/",
-    "claims": "/claims/",
-    "screening": "/screening/",
-    "traces": "/traces/",
-    "contributing": "/contributing/",
-    "tags": "/tags/",
-}
-
-
-@pytest.mark.parametrize("width", [390, 1366])
-@pytest.mark.parametrize("kind", list(PAGE_KINDS))
-def test_every_page_kind_loads_cleanly_and_never_scrolls_sideways(
-    browser: Any, repo_site: Path, kind: str, width: int
-) -> None:
-    with serve(repo_site) as base:
-        v = Visit(browser, base, width=width)
-        page = v.go(PAGE_KINDS[kind])
-        assert page.locator("h1").count() == 1
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
-        assert v.errors == [], "console errors"
-        assert v.outside() == [], "requests to outside hosts"
-        v.close()
-
-
 @pytest.mark.parametrize("width", [390, 1366])
 def test_the_404_page_works_under_a_sub_path(
     browser: Any, repo_site: Path, tmp_path_factory: pytest.TempPathFactory, width: int
@@ -481,6 +399,7 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(REPO / "tests" / "fixtures" / "small", root / "corpus")
     corpus = root / "corpus"
     shutil.copy(REPO / "taxonomy.yaml", corpus / "taxonomy.yaml")
+    shutil.copy(REPO / "venues.yaml", corpus / "venues.yaml")
     copy_site_frame(corpus)
     built = subprocess.run(
         [sys.executable, "-m", "masrl", "build"], cwd=corpus, capture_output=True, text=True, check=False
@@ -552,7 +471,7 @@ def test_no_table_is_cut_at_1366(browser: Any, repo_site: Path, path: str) -> No
         page = v.go(path)
         cut = page.eval_on_selector_all(
             "article table",
-            "ts => ts.map(t => { const w = t.closest('.md-typeset__scrollwrap, .masrl-heat') || t.parentElement;"
+            "ts => ts.map(t => { const w = t.closest('.masrl-region, .masrl-scroll');"
             " return [t.querySelector('th') ? t.querySelector('th').textContent : '', w.scrollWidth, w.clientWidth]; })"
             ".filter(x => x[1] > x[2] + 1)",
         )
@@ -560,50 +479,25 @@ def test_no_table_is_cut_at_1366(browser: Any, repo_site: Path, path: str) -> No
         v.close()
 
 
-# WCAG 2 contrast of every visible text element against what is actually behind it: the text
-# colour and each ancestor's background are composited (alpha and opacity included).
-CONTRAST_JS = """() => {
-  const rgba = c => { const m = c.match(/rgba?\\(([^)]+)\\)/); if (!m) return null;
-    const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
-  const over = (top, under) => [0, 1, 2].map(i => top[i] * top[3] + under[i] * (1 - top[3])).concat([1]);
-  const lin = c => { c /= 255; return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
-  const lum = c => 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
-  const out = [];
-  for (const el of document.querySelectorAll('body *')) {
-    const own = Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim());
-    if (!own || el.closest('pre, script, style, noscript, .md-search, [hidden]')) continue;
-    const box = el.getBoundingClientRect();
-    const style = getComputedStyle(el);
-    if (box.width === 0 || box.height === 0 || style.visibility !== 'visible') continue;
-    let opacity = 1; const layers = [];
-    for (let e = el; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
-    if (opacity === 0) continue;  // not shown (a skip link, a permalink before hover)
-    for (let e = el; e; e = e.parentElement) {
-      const bg = rgba(getComputedStyle(e).backgroundColor);
-      if (bg && bg[3] > 0) { layers.push(bg); if (bg[3] >= 1) break; }
-    }
-    let bg = [255, 255, 255, 1];
-    for (let i = layers.length - 1; i >= 0; i--) bg = over(layers[i], bg);
-    const fg = rgba(style.color); fg[3] *= opacity;
-    const text = over(fg, bg);
-    const [a, b] = [lum(text), lum(bg)].sort((x, y) => y - x);
-    const ratio = (a + 0.05) / (b + 0.05);
-    if (ratio < 4.5) out.push([el.tagName, el.className, el.textContent.trim().slice(0, 40), Math.round(ratio * 100) / 100]);
-  }
-  return out;
-}"""
+# How far each heat map's contents reach past its box (px, either side), how far its box scrolls,
+# and how far its table's right edge lies past the box's: Material's scroll box around a table
+# reaches 16 px into the margins unless the site's stylesheet pulls it back.
+HEAT_OVERFLOW_JS = """hs => hs.map(h => {
+  const box = h.getBoundingClientRect();
+  const reach = Array.from(h.querySelectorAll('*')).map(e => e.getBoundingClientRect()).filter(r => r.width > 0)
+    .map(r => Math.max(box.left - r.left, r.right - box.right));
+  return [Math.round(Math.max(0, ...reach)), h.scrollWidth - h.clientWidth,
+          Math.round(h.querySelector('table').getBoundingClientRect().right - box.right) <= 0];
+})"""
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path", ["/", "/papers/", "/papers/agentdojo2024/", "/statistics/", "/screening/", "/traces/"])
-def test_text_contrast_is_at_least_4_5_in_both_themes(browser: Any, repo_site: Path, path: str, scheme: str) -> None:
+def test_heat_tables_stay_inside_their_box_at_1366(browser: Any, repo_site: Path) -> None:
     with serve(repo_site) as base:
-        page = browser.new_page(viewport={"width": 1366, "height": 900}, color_scheme=scheme)
-        page.goto(base + path)
-        page.wait_for_load_state("networkidle")
-        assert page.get_attribute("body", "data-md-color-scheme") == ("slate" if scheme == "dark" else "default")
-        assert page.evaluate(CONTRAST_JS) == []
-        page.close()
+        v = Visit(browser, base, width=1366)
+        page = v.go("/statistics/")
+        heat = page.eval_on_selector_all(".masrl-heat", HEAT_OVERFLOW_JS)
+        assert heat == [[0, 0, True]] * len(CORPUS.taxonomy.crosstabs)
+        v.close()
 
 
 def test_heat_map_cells_are_checked_for_contrast(visit: Visit) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from _site_support import REPO, chromium, copy_site_frame, mkdocs_build, serve
+from _site_support import REPO, copy_site_frame, mkdocs_build, serve
 from masrl._build import analyse
 
 # The table under the "Under other readings" heading (id "stress"), as rows of cell texts.
@@ -32,12 +32,6 @@ WARNINGS_JS = """h => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as instance:
-        yield instance
-
-
 def _build(root: Path, out: Path) -> Path:
     result = mkdocs_build(root, out)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -49,6 +43,7 @@ def stress_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     corpus = tmp_path_factory.mktemp("stress") / "corpus"
     shutil.copytree(REPO / "tests" / "fixtures" / "stress", corpus)
     shutil.copy(REPO / "taxonomy.yaml", corpus / "taxonomy.yaml")
+    shutil.copy(REPO / "venues.yaml", corpus / "venues.yaml")
     copy_site_frame(corpus)
     built = subprocess.run(
         [sys.executable, "-m", "masrl", "build"], cwd=corpus, capture_output=True, text=True, check=False

@@ -21,7 +21,7 @@ def grown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the real corpus plus one paper and one exclusion added after the survey's cutoff."""
     root = tmp_path / "corpus"
     root.mkdir()
-    for name in ("taxonomy.yaml", "claims.yaml", "protocol.yaml", "README.md"):
+    for name in ("taxonomy.yaml", "venues.yaml", "claims.yaml", "protocol.yaml", "README.md"):
         shutil.copy(REPO / name, root / name)
     for folder in ("papers", "exclusions", "audits"):
         shutil.copytree(REPO / folder, root / folder)

@@ -39,13 +39,18 @@ def cross_check(corpus: Corpus, handles: list[Handle]) -> Iterator[Problem]:
 
     *handles* stand for every parsed record, in file order. Names and identifiers are compared on
     all of them, even records with other errors, so a duplicate is reported in the same run;
-    audits are compared with the typed papers in *corpus*.
+    audits are compared with the typed papers in *corpus*, and papers with the venue registry.
     """
     yield from _check_names(handles)
     yield from _check_identifiers(handles)
     keys = {p.key: p for p in corpus.papers}
     named = {h.name for h in handles if h.kind == "paper"}  # includes papers with errors of their own
     docs = {h.shown: h.doc for h in handles}
+    if corpus.venues.loaded:
+        from masrl._venues import venue_problems
+
+        for paper in corpus.papers:
+            yield from venue_problems(paper, corpus.venues, docs[paper.path])
     for audit in corpus.audits:
         if audit.key not in named:
             yield _at(docs[audit.path], audit.path, ("key",), f"key '{audit.key}' names no paper in papers/")

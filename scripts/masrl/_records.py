@@ -1,9 +1,10 @@
 """Typed records and the one function that loads a corpus.
 
-A corpus is a directory holding ``taxonomy.yaml`` and the record folders ``papers/``,
-``exclusions/`` and ``audits/``. :func:`load_corpus` reads every record, checks each against its
-spec (:mod:`masrl._schema`) and then across records (:mod:`masrl._checks`), and returns the typed
-records together with every problem found. It never raises on bad input.
+A corpus is a directory holding ``taxonomy.yaml``, the venue registry ``venues.yaml`` and the
+record folders ``papers/``, ``exclusions/`` and ``audits/``. :func:`load_corpus` reads every
+record, checks each against its spec (:mod:`masrl._schema`) and then across records and against
+the registry (:mod:`masrl._checks`, :mod:`masrl._venues`), and returns the typed records together
+with every problem found. It never raises on bad input.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from masrl import _vocab as v
 from masrl._problems import Problem, has_errors
 from masrl._schema import check_record
+from masrl._venues import NOT_LOADED, VENUES_FILE, Venues, read_venues
 from masrl._vocab import Taxonomy, load_taxonomy
 from masrl._yaml import Document, YamlError, load_path
 
@@ -96,8 +98,7 @@ class Paper(_Tagged):
     venue: str
     url: str
     more_urls: tuple[str, ...]
-    entry_type: str
-    bibtex: Mapping[str, str]
+    bibtex: Mapping[str, str]  # what venues.yaml cannot know: pages, volume, a workshop's own name
     tags: Mapping[str, TagValue]  # every tag field of taxonomy.yaml that applies to papers
     added: str
     changes: tuple[Change, ...]
@@ -125,7 +126,6 @@ class Paper(_Tagged):
             venue=data["venue"],
             url=data["url"],
             more_urls=tuple(data.get("more_urls", ())),
-            entry_type=data["entry_type"],
             bibtex=dict(data.get("bibtex", {})),
             tags=_tags("paper", data, taxonomy),
             added=data["added"],
@@ -292,6 +292,7 @@ class Corpus:
     papers: tuple[Paper, ...]
     exclusions: tuple[Exclusion, ...]
     audits: tuple[Audit, ...]
+    venues: Venues = NOT_LOADED  # the venue registry, which gives each paper its citation
 
     def paper(self, key: str) -> Paper:
         for p in self.papers:
@@ -310,6 +311,7 @@ class Corpus:
             papers,
             tuple(e for e in self.exclusions if e.origin == origin),
             tuple(a for a in self.audits if a.key in keys),
+            self.venues,
         )
 
 
@@ -486,6 +488,10 @@ def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
     files = record_files(root)
     shown_of = _display_root(root)
     strays = list(stray_files(root, shown_of))
+    venues, venue_problems = read_venues(root, taxonomy, shown_of(root / VENUES_FILE))
+    if not venues.loaded and not any(kind == "paper" for kind, _ in files):
+        venue_problems = [p for p in venue_problems if (root / VENUES_FILE).is_file()]  # no paper needs it
+    strays += venue_problems
     if extra:
         seen = {p.resolve() for _, p in files}
         files += [(k, p) for k, p in extra if p.resolve() not in seen]
@@ -504,6 +510,7 @@ def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
         tuple(sorted(typed["paper"], key=lambda p: p.key)),
         tuple(sorted(typed["exclusion"], key=lambda e: e.id)),
         tuple(sorted(typed["audit"], key=lambda a: a.key)),
+        venues,
     )
     loaded.problems.extend(cross_check(loaded.corpus, loaded.handles))
     loaded.problems.sort()

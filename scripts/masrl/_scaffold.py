@@ -1,7 +1,7 @@
 """New paper records from citations: BibTeX entries or arXiv metadata become record scaffolds.
 
-A scaffold holds every fact a citation gives (title, authors, year, venue, identifiers, entry
-type) and leaves the judgement fields empty, each under a comment listing its allowed values, so
+A scaffold holds every fact a citation gives (title, authors, year, venue, identifiers, the BibTeX
+fields the venue registry cannot give) and leaves the judgement fields empty, each under a comment listing its allowed values, so
 ``masrl validate`` walks the contributor through what is left. :func:`refusals` says why a
 candidate must not be added: its identifier or title is already in the corpus or the exclusion log.
 """
@@ -22,6 +22,7 @@ from masrl._checks import record_ids
 from masrl._format import scalar, schema_line
 from masrl._records import Corpus, Loaded
 from masrl._schema import ARXIV_PATTERN, DOI_PATTERN, KEY_PATTERN, SUMMARY_MAX, specs
+from masrl._venues import Venues, redundant
 from masrl._vocab import Taxonomy
 from masrl._yaml import YamlError, load_path
 
@@ -50,9 +51,8 @@ class Candidate:
     authors: list[str]
     et_al: bool
     year: int | None
-    venue: str
+    venue: str  # as the source names it; the scaffold writes it as a form of venues.yaml when it can
     url: str | None
-    entry_type: str
     arxiv: str | None = None
     doi: str | None = None
     bibtex: dict[str, str] = field(default_factory=dict)
@@ -63,8 +63,11 @@ def normalise_title(title: str) -> str:
     return re.sub(r"[^a-z0-9]+", "", title.lower())
 
 
-def candidates_from_bibtex(text: str) -> tuple[list[Candidate], list[str]]:
+def candidates_from_bibtex(text: str, venues: Venues) -> tuple[list[Candidate], list[str]]:
     """Parse BibTeX *text*; returns the candidates and a message per block that failed.
+
+    Each venue is written as *venues* writes it (``Findings of ACL 2024``) where the registry
+    knows it, else as the entry names it.
 
     Names are split first and decoded one by one, so a braced corporate name (``{OpenAI Team}``)
     stays whole while ``Gaven{\\v{c}}iak, Tom{\\'a}{\\v{s}}`` becomes
@@ -114,7 +117,8 @@ def candidates_from_bibtex(text: str) -> tuple[list[Candidate], list[str]]:
             url = f"https://arxiv.org/abs/{arxiv}"
         elif url is None and doi:
             url = f"https://doi.org/{doi}"
-        venue = _venue(fields, arxiv, year)
+        venue = _venue(fields, arxiv)
+        venue = venues.house_venue(venue, year) or venue if venues.place(venue) is None else venue
         out.append(
             Candidate(
                 title=title,
@@ -123,7 +127,6 @@ def candidates_from_bibtex(text: str) -> tuple[list[Candidate], list[str]]:
                 year=year,
                 venue=venue,
                 url=url,
-                entry_type=entry.entry_type.lower(),
                 arxiv=arxiv,
                 doi=doi,
                 bibtex={
@@ -161,73 +164,15 @@ def _arxiv_of(fields: dict[str, Any]) -> str | None:
     return None
 
 
-# House venue names, matched against a decoded booktitle or journal (DBLP, ACL Anthology, Google
-# Scholar and publisher spellings), first match wins; the year is appended. Findings come before
-# the main conferences so "Findings of the Association for Computational Linguistics: ACL 2024" is
-# "Findings of ACL 2024", not "ACL 2024".
-_VENUES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.I), name)
-    for pattern, name in (
-        (r"\bworkshops?\b", ""),  # a workshop keeps its own name
-        (
-            r"findings of the association for computational linguistics\W+(ACL|EMNLP|NAACL|EACL|AACL|IJCNLP)\b",
-            "Findings of {0}",
-        ),
-        (r"findings of (?:the )?(ACL|EMNLP|NAACL|EACL)\b", "Findings of {0}"),
-        (r"neural information processing systems|\bneurips\b|\bnips\b", "NeurIPS"),
-        (r"international conference on learning representations|\biclr\b", "ICLR"),
-        (r"international conference on machine learning|\bicml\b", "ICML"),
-        (r"empirical methods in natural language processing|\bemnlp\b", "EMNLP"),
-        (
-            r"(?:north american|nations of the americas) chapter of the association for computational linguistics|\bnaacl\b",
-            "NAACL",
-        ),
-        (r"european chapter of the association for computational linguistics|\beacl\b", "EACL"),
-        (r"annual meeting of the association for computational linguistics|^acl\b|\{?acl\}? \d{4}", "ACL"),
-        (r"conference on language modeling|\bcolm\b", "COLM"),
-        (r"aaai conference on artificial intelligence|\baaai-\d\d\b|^aaai\b", "AAAI"),
-        (r"international joint conference on artificial intelligence|\bijcai\b", "IJCAI"),
-        (r"autonomous agents and multi-?agent systems|\baamas\b", "AAMAS"),
-        (r"transactions on machine learning research|\btmlr\b", "TMLR"),
-        (r"international conference on computational linguistics|\bcoling\b", "COLING"),
-        (r"computer vision and pattern recognition|\bcvpr\b", "CVPR"),
-        (r"\beccv\b|european conference on computer vision", "ECCV"),
-        (r"^nature$", "Nature"),
-        (r"proceedings of the national academy of sciences|\bpnas\b", "PNAS"),
-    )
-)
-
-
-def house_venue(text: str, year: int | None) -> str:
-    """*text* (a decoded booktitle or journal) in the house style, e.g. ``ACL 2025``, ``Findings of ACL 2024``.
-
-    Text that names no known venue comes back unchanged, so nothing is lost.
-    """
-    for pattern, name in _VENUES:
-        match = pattern.search(text)
-        if not match:
-            continue
-        if not name:
-            return text
-        found = name.format(*(g.upper() for g in match.groups()))
-        when = _year_in(text) or year
-        return f"{found} {when}" if when else found
-    return text
-
-
-def _year_in(text: str) -> int | None:
-    years = re.findall(r"\b(?:19|20)\d\d\b", text)
-    return int(years[-1]) if years else None
-
-
-def _venue(fields: dict[str, Any], arxiv: str | None, year: int | None) -> str:
+def _venue(fields: dict[str, Any], arxiv: str | None) -> str:
+    """Where the entry says it appeared, as written (the scaffold looks it up in venues.yaml)."""
     for key in ("booktitle", "journal", "publisher", "institution", "howpublished"):
         value = _clean(str(fields.get(key, "")))
         if not value:
             continue
         if value.lower().startswith("arxiv") or value.lower() == "corr":
             break
-        return house_venue(value, year) if key in ("booktitle", "journal") else value
+        return value
     return "arXiv" if arxiv else ""
 
 
@@ -329,10 +274,33 @@ def _ids(kind: str, **fields: Any) -> Iterator[str]:
         yield ident
 
 
+def house_venue(candidate: Candidate, venues: Venues) -> str:
+    """The candidate's venue as a form of the registry (``Findings of the Association for
+    Computational Linguistics: ACL 2024`` is ``Findings of ACL 2024``), or as the source wrote it
+    when the registry knows no such venue (``masrl validate`` then says so)."""
+    if not candidate.venue or venues.place(candidate.venue) is not None:
+        return candidate.venue
+    return venues.house_venue(candidate.venue, candidate.year) or candidate.venue
+
+
 def scaffold(
-    candidate: Candidate, key: str, taxonomy: Taxonomy, origin: str = "contributor", added: str | None = None
+    candidate: Candidate,
+    key: str,
+    taxonomy: Taxonomy,
+    venues: Venues,
+    origin: str = "contributor",
+    added: str | None = None,
 ) -> str:
-    """Record text for *candidate*: facts filled in, judgement fields empty with their choices listed."""
+    """Record text for *candidate*: facts filled in, judgement fields empty with their choices listed.
+
+    The venue is written as venues.yaml writes it, and the BibTeX fields the venue gives word for
+    word are left out (:func:`masrl._venues.redundant`); what it cannot give stays.
+    """
+    venue = house_venue(candidate, venues)
+    bibtex = dict(candidate.bibtex)
+    dropped = redundant({"venue": venue, "arxiv": candidate.arxiv, "bibtex": bibtex}, venues)
+    if "bibtex" in dropped:
+        bibtex = dropped["bibtex"] or {}
     facts: dict[str, Any] = {
         "key": key,
         "title": candidate.title,
@@ -342,10 +310,9 @@ def scaffold(
         "year": candidate.year,
         "arxiv": candidate.arxiv,
         "doi": candidate.doi,
-        "venue": candidate.venue or None,
+        "venue": venue or None,
         "url": candidate.url,
-        "entry_type": candidate.entry_type if candidate.entry_type in taxonomy.ids(v.ENTRY_TYPE) else "misc",
-        "bibtex": candidate.bibtex or None,
+        "bibtex": bibtex or None,
         v.ORIGIN: origin,
         "added": added or dt.date.today().isoformat(),
     }

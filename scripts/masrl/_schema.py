@@ -157,7 +157,7 @@ _PAPER_HEAD: tuple[Spec, ...] = (
     Spec(
         "year",
         Kind.INT,
-        f"Publication year ({MIN_YEAR} to next year).",
+        f"Year of first appearance, e.g. the preprint's ({MIN_YEAR} to next year); the BibTeX year follows the venue.",
         required=True,
         minimum=MIN_YEAR,
         maximum=next_year,
@@ -176,12 +176,21 @@ _PAPER_HEAD: tuple[Spec, ...] = (
         pattern=DOI_PATTERN,
         pattern_hint="a DOI such as '10.1145/3605764.3623985'",
     ),
-    Spec("venue", Kind.TEXT, "Where it appeared: conference, journal, 'arXiv', 'Blog Post', ...", required=True),
+    Spec(
+        "venue",
+        Kind.TEXT,
+        "Where it appeared, as venues.yaml writes it: 'ICLR 2025', 'Findings of ACL 2024', 'arXiv', 'Blog Post', ...",
+        required=True,
+    ),
     Spec("url", Kind.URL, "Canonical link (http or https).", required=True),
     Spec("more_urls", Kind.URL_LIST, "Further links to the same work."),
     Spec("code", Kind.URL, "The official code repository, if the authors released one (http or https)."),
-    Spec("entry_type", Kind.ENUM, "BibTeX entry type for citations.", required=True, vocab=v.ENTRY_TYPE),
-    Spec("bibtex", Kind.MAPPING, "Extra BibTeX fields for citations.", children=_BIBTEX_FIELDS),
+    Spec(
+        "bibtex",
+        Kind.MAPPING,
+        "BibTeX fields the venue cannot give: pages, volume, number, publisher, a workshop's own name.",
+        children=_BIBTEX_FIELDS,
+    ),
 )
 
 # After the paper's tag fields.
@@ -326,6 +335,12 @@ CHANGES = Spec(
 )
 
 RECORD_KINDS = ("paper", "exclusion", "audit")
+
+# Fields a paper no longer holds, and what to do instead.
+RETIRED = {
+    "entry_type": "entry_type is no longer a field: the venue gives it (venues.yaml); "
+    "`masrl fmt` removes it where it agrees with the venue",
+}
 
 
 @lru_cache(maxsize=8)
@@ -517,7 +532,9 @@ def _check_mapping(specs: tuple[Spec, ...], data: Any, path: tuple[str | int, ..
     names = [s.name for s in specs]
     by_name = {s.name: s for s in specs}
     for key in data:
-        if key not in by_name:
+        if key in RETIRED and not path and "venue" in by_name:  # a paper
+            yield ctx.problem((key,), RETIRED[key])
+        elif key not in by_name:
             yield ctx.problem(
                 (*path, key), f"unknown field{did_you_mean(key, names)}; allowed fields are {', '.join(names)}"
             )

@@ -30,7 +30,15 @@ DOCS = "site/docs"
 PAPERS_PER_PAGE = 100  # rows the papers table shows at once; the rest are a page click away
 SERVER_ROWS_MAX = 500  # rows rendered into the HTML for readers without JavaScript
 RELATED_MAX = 8
-REPO_FILES = ("README.md", "CONTRIBUTING.md", "taxonomy.yaml", "claims.yaml", "protocol.yaml", "CITATION.cff")
+REPO_FILES = (
+    "README.md",
+    "CONTRIBUTING.md",
+    "taxonomy.yaml",
+    "venues.yaml",
+    "claims.yaml",
+    "protocol.yaml",
+    "CITATION.cff",
+)
 
 # Short data keys of the built-in tag fields of the papers table: the page carries its rows inline,
 # and links shared earlier name filters by these keys (?u=orchestrator). Every field taxonomy.yaml
@@ -52,8 +60,8 @@ BUILT_IN_COLUMNS = (v.CATEGORY, v.RL, v.REWARD_FAMILY, v.CREDIT_UNIT, v.TOPOLOGY
 
 
 def _bib_extras(p: Paper, extras: Any) -> list[list[str]] | int:
-    """A row's extra BibTeX fields; 1 stands for the usual lone ``journal = {arXiv preprint arXiv:<id>}``
-    (papers.js spells it out again), which most preprints carry."""
+    """A row's BibTeX fields after the year; 1 stands for the usual lone ``journal = {arXiv preprint
+    arXiv:<id>}`` (papers.js spells it out again), which most preprints carry."""
     pairs = [list(pair) for pair in extras]
     return 1 if p.arxiv and pairs == [["journal", f"arXiv preprint arXiv:{p.arxiv}"]] else pairs
 
@@ -305,11 +313,12 @@ def _table_data(
     values) comes from here, so a field added to the taxonomy shows up without touching the script.
     Row keys are short because the page carries the data inline; empty values are left out.
     """
-    from masrl._export import bib_extras, bib_name, latex_text
+    from masrl._export import bib_citation, bib_extras, bib_name, latex_text
 
     fields = table_fields(tax)
     rows = []
     for p in corpus.papers:
+        cite = bib_citation(p, corpus.venues)
         row: dict[str, Any] = {
             "k": p.key,
             "t": p.title,
@@ -331,9 +340,11 @@ def _table_data(
             "w": None if p.arxiv and p.url == f"https://arxiv.org/abs/{p.arxiv}" else p.url,
             "mw": list(p.more_urls),
             "cd": p.code,
-            "et": p.entry_type,
-            # extra BibTeX fields, already escaped as the export writes them
-            "b": _bib_extras(p, bib_extras(p)),
+            "et": cite.entry_type,
+            # the BibTeX year, only where the venue's year differs from the year of first appearance
+            "by": cite.year if cite.year != p.year else None,
+            # BibTeX fields after the year, already escaped as the export writes them
+            "b": _bib_extras(p, bib_extras(cite)),
             # title and names as BibTeX spells them, only where that differs from the text
             "bt": latex_text(p.title) if latex_text(p.title) != p.title else None,
             "ba": [bib_name(a) for a in p.authors] if any(bib_name(a) != a for a in p.authors) else None,

@@ -23,7 +23,15 @@ import sys
 from pathlib import Path
 
 # What a build reads besides the package: a copy of these is a complete corpus to build from.
-INPUT_FILES = ("taxonomy.yaml", "claims.yaml", "protocol.yaml", "README.md", "CONTRIBUTING.md", "CITATION.cff")
+INPUT_FILES = (
+    "taxonomy.yaml",
+    "venues.yaml",
+    "claims.yaml",
+    "protocol.yaml",
+    "README.md",
+    "CONTRIBUTING.md",
+    "CITATION.cff",
+)
 INPUT_DIRS = ("papers", "exclusions", "audits", "traces", "site", "schemas", "screening")
 SKIP_DIRS = frozenset({"build", "__pycache__", ".cache"})  # site/build is MkDocs' output, not ours
 ENVIRONMENT = ("MASRL_SITE_URL",)  # variables that change what is generated

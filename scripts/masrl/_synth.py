@@ -80,7 +80,6 @@ def synthetic_paper(i: int, rng: random.Random, taxonomy: Taxonomy) -> dict[str,
         "arxiv": arxiv,
         "venue": "arXiv",
         "url": f"https://arxiv.org/abs/{arxiv}",
-        "entry_type": "article",
         **_tags("paper", rng, taxonomy),
         v.CATEGORY: category,
         v.RL: rl,
@@ -127,7 +126,7 @@ def write_synthetic_corpus(source_root: Path, out: Path, papers: int, exclusions
         shutil.rmtree(out)
     (out / "papers").mkdir(parents=True)
     (out / "exclusions").mkdir()
-    for name in ("taxonomy.yaml", "claims.yaml", "README.md"):
+    for name in ("taxonomy.yaml", "venues.yaml", "claims.yaml", "README.md"):
         if (source_root / name).is_file():
             shutil.copy(source_root / name, out / name)
     for i in range(papers):

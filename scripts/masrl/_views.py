@@ -130,7 +130,6 @@ def as_paper(exclusion: Exclusion) -> Paper:
         venue=exclusion.source,
         url=exclusion.url,
         more_urls=(),
-        entry_type="misc",
         bibtex={},
         # Only the block's tags and the exclusion's origin: counts of other fields skip the entry.
         tags={v.ORIGIN: exclusion.origin, **retained.tags},

@@ -65,21 +65,24 @@ def command(ctx: click.Context, bib: Path | None, arxiv_ids: tuple[str, ...], dr
     candidates: list[Candidate] = []
     if bib is not None:
         text = sys.stdin.read() if str(bib) == "-" else _read(bib)
-        candidates, problems = candidates_from_bibtex(text)
+        candidates, problems = candidates_from_bibtex(text, corpus.venues)
         if not candidates and not problems:
             problems.append("no BibTeX entry found in the input")
     else:
         from masrl._arxiv import ArxivError, fetch, parse
 
+        notes: list[str] = []
         for raw in arxiv_ids:
             arxiv_id = re.sub(r"^(arxiv:|https?://arxiv\.org/abs/)", "", raw.strip(), flags=re.I)
             if not check_identifier("arxiv", arxiv_id):
                 problems.append(f"{raw!r} is not an arXiv id (expected e.g. 2508.04652)")
                 continue
             try:
-                candidates.append(parse(fetch(arxiv_id), arxiv_id))
+                candidates.append(parse(fetch(arxiv_id), arxiv_id, notes, corpus.venues))
             except ArxivError as exc:
                 raise MasrlError(str(exc)) from None
+        for note in notes:
+            click.echo(f"note: {note}", err=True)
     taken = {p.key for p in corpus.papers} | {h.name for h in loaded.handles if h.kind == "paper" and h.name}
     planned: list[tuple[str, str]] = []
     for i, candidate in enumerate(candidates):
@@ -89,7 +92,7 @@ def command(ctx: click.Context, bib: Path | None, arxiv_ids: tuple[str, ...], dr
             problems.append(f"{candidate.source}: arXiv id {candidate.arxiv!r} is malformed")
         key = house_key(candidate, taken)
         taken.add(key)
-        planned.append((key, scaffold(candidate, key, corpus.taxonomy)))
+        planned.append((key, scaffold(candidate, key, corpus.taxonomy, corpus.venues)))
     if problems:
         for problem in problems:
             click.echo(problem, err=True)

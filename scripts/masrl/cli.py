@@ -35,6 +35,7 @@ COMMANDS = {
     "discover": "masrl.living.discover",
     "screen": "masrl.living.screen",
     "refresh": "masrl.living.refresh",
+    "cache": "masrl.living.cache",
 }
 
 

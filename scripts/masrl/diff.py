@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import shutil
 import subprocess
 import tarfile
@@ -17,7 +18,8 @@ from masrl._vocab import TaxonomyError
 from masrl.build import analysis_or_fail
 
 # What a corpus is made of; the rest of the tree does not affect counts or claims.
-CORPUS_PATHS = ("taxonomy.yaml", "claims.yaml", "papers", "exclusions", "audits")
+CORPUS_PATHS = ("taxonomy.yaml", "venues.yaml", "claims.yaml", "papers", "exclusions", "audits")
+_RETIRED_LINE = re.compile(r"^entry_type:.*\n", re.M)  # a paper field venues.yaml replaced
 
 
 def _git(root: Path, *args: str) -> bytes:
@@ -49,6 +51,13 @@ def checkout_corpus(root: Path, rev: str, into: Path) -> None:
     if prefix:
         for item in (into / prefix).iterdir():
             shutil.move(str(item), into / item.name)
+    if not (into / "venues.yaml").exists() and (root / "venues.yaml").is_file():
+        # A revision from before the venue registry: read with today's registry, its papers'
+        # entry_type fields (which the registry now gives) dropped, so its counts compare.
+        shutil.copy(root / "venues.yaml", into / "venues.yaml")
+        for path in (into / "papers").glob("*.yaml") if (into / "papers").is_dir() else ():
+            text = path.read_text("utf-8")
+            path.write_text(_RETIRED_LINE.sub("", text), "utf-8")
 
 
 @click.command(name="diff")

@@ -21,9 +21,11 @@ def command(ctx: click.Context, paths: tuple[Path, ...], check: bool) -> None:
     """Rewrite records into canonical field order and quoting.
 
     Fields follow the order of the record's schema, sub-decisions O1 to O5, one field per line,
-    strings quoted only where a YAML reader could misread them. Comments stay with the field
-    they sit above or beside; the result is re-read and compared with the original, so no
-    content or comment is lost. With PATHs, only those files or folders.
+    strings quoted only where a YAML reader could misread them. A paper loses what its venue in
+    venues.yaml already gives: the retired entry_type field where it agrees with the venue, and a
+    bibtex booktitle or journal equal to the venue's. Comments stay with the field they sit above
+    or beside; the result is re-read and compared with the original (with those removals), so no
+    other content and no comment is lost. With PATHs, only those files or folders.
 
     Example:
 
@@ -33,11 +35,13 @@ def command(ctx: click.Context, paths: tuple[Path, ...], check: bool) -> None:
         masrl fmt papers/c3.yaml
     """
     from masrl._format import FormatError, format_record
-    from masrl._yaml import YamlError, read_text
+    from masrl._venues import read_venues, redundant
+    from masrl._yaml import YamlError, load_text, read_text
 
     root = root_of(ctx)
     with taxonomy_failures():
         taxonomy = load_taxonomy(root)
+    venues, _ = read_venues(root, taxonomy)  # a broken registry only means nothing is dropped
     if paths:
         files = []
         for path in paths:
@@ -50,7 +54,11 @@ def command(ctx: click.Context, paths: tuple[Path, ...], check: bool) -> None:
         shown = display_path(path)
         try:
             before = read_text(path)
-            after = format_record(kind, before, taxonomy)
+            changes = None
+            if kind == "paper" and venues.loaded:
+                data = load_text(before).data
+                changes = redundant(data, venues) if isinstance(data, dict) else None
+            after = format_record(kind, before, taxonomy, changes)
         except YamlError as exc:
             failed.append(f"{shown}:{exc.line}:{exc.column}: {exc.message}")
             continue

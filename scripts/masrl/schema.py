@@ -1,4 +1,4 @@
-"""``masrl schema``: regenerate the JSON Schemas for records from taxonomy.yaml."""
+"""``masrl schema``: regenerate the JSON Schemas for records and data files from taxonomy.yaml."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ def schema_path(kind: str) -> str:
 def render_schemas(taxonomy: Taxonomy) -> dict[str, str]:
     """Every record schema, and the stats document's, as {relative path: JSON text}."""
     from masrl._stats import stats_schema
+    from masrl._venues import venues_schema
     from masrl.living._protocol import protocol_schema
 
     out = {
@@ -30,13 +31,14 @@ def render_schemas(taxonomy: Taxonomy) -> dict[str, str]:
     }
     out[schema_path("stats")] = json.dumps(stats_schema(taxonomy), indent=2, ensure_ascii=False) + "\n"
     out[schema_path("protocol")] = json.dumps(protocol_schema(taxonomy), indent=2, ensure_ascii=False) + "\n"
+    out[schema_path("venues")] = json.dumps(venues_schema(taxonomy), indent=2, ensure_ascii=False) + "\n"
     return out
 
 
 @click.command(name="schema")
 @click.pass_context
 def command(ctx: click.Context) -> None:
-    """Write schemas/{paper,exclusion,audit,protocol}.schema.json from taxonomy.yaml.
+    """Write schemas/{paper,exclusion,audit,protocol,venues,stats}.schema.json from taxonomy.yaml.
 
     Editors that use the YAML language server read these through the `# yaml-language-server:
     $schema=` line at the top of every record, to autocomplete values and flag wrong ones.

@@ -9,6 +9,7 @@ import click
 from masrl._cli_common import ReportedFailure, report, root_of, taxonomy_failures
 from masrl._problems import Problem, has_errors
 from masrl._records import kind_of, load_corpus
+from masrl._venues import VENUES_FILE
 from masrl.living._protocol import PROTOCOL_FILE, read_protocol
 
 
@@ -24,6 +25,9 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
     for path in paths:
         for file in sorted(path.rglob("*.yaml")) if path.is_dir() else [path]:
             if file.resolve() == (root / PROTOCOL_FILE).resolve():
+                continue
+            if file.resolve() == (root / VENUES_FILE).resolve():
+                wanted.add(file.resolve())  # loaded with the corpus; its problems are reported
                 continue
             kind = kind_of(file) or "paper"
             extra.append((kind, file))
@@ -49,8 +53,8 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
 def command(ctx: click.Context, paths: tuple[Path, ...], quiet: bool, strict: bool) -> None:
     """Check records against the taxonomy and each other.
 
-    Prints every problem as `path:line:column: field: message`, then a count; protocol.yaml is
-    checked too when it is there. Exits 1 if there is any error (or, with --strict, any warning). With PATHs, reports only those files or folders,
+    Prints every problem as `path:line:column: field: message`, then a count; venues.yaml is
+    checked with the records, and protocol.yaml too when it is there. Exits 1 if there is any error (or, with --strict, any warning). With PATHs, reports only those files or folders,
     still checked against the whole corpus.
 
     Example:

@@ -12,17 +12,17 @@ which round owns a record and what each round found.
 from __future__ import annotations
 
 import datetime as dt
-import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from masrl import _vocab as v
-from masrl._problems import Problem, did_you_mean
+from masrl._problems import Problem
 from masrl._records import Corpus, Exclusion, Paper, display_path
 from masrl._schema import DATE_PATTERN, SINGLE_LINE_PATTERN
+from masrl._schema_walk import dotted as _dotted
+from masrl._schema_walk import schema_problems
 from masrl._vocab import Taxonomy
 from masrl._yaml import Document, YamlError, load_path
 
@@ -218,100 +218,14 @@ def protocol_schema(taxonomy: Taxonomy) -> dict[str, Any]:
 # Checking
 
 
-def _dotted(path: tuple[str | int, ...]) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
-    return out
-
-
 def _schema_problems(doc: Document, schema: dict[str, Any], shown: str) -> Iterator[Problem]:
-    """The problems JSON Schema validation would report, found by walking *schema* itself.
-
-    Only the keywords :func:`protocol_schema` uses are interpreted (type, properties, required,
-    additionalProperties, items, enum, pattern, minLength, minItems, uniqueItems, minimum), so
-    the check agrees with the published schema by construction without loading jsonschema
-    (``masrl validate`` stays light); ``tests/test_protocol.py`` compares the two.
-    """
-    for path, message in _walk(schema, doc.data, ()):
-        mark = doc.mark(path)
-        yield Problem(shown, mark.line, mark.column, _dotted(path), message)
+    """The problems JSON Schema validation of *doc* against *schema* would report
+    (:func:`masrl._schema_walk.schema_problems`, with the protocol's pattern messages)."""
+    return schema_problems(doc, schema, shown, _PATTERN_HINTS)
 
 
-_JSON_TYPES = {"object": "a mapping", "array": "a list", "string": "text", "integer": "a whole number"}
-
-
-def _has_type(value: Any, json_type: str) -> bool:
-    match json_type:
-        case "object":
-            return isinstance(value, dict)
-        case "array":
-            return isinstance(value, list)
-        case "string":
-            return isinstance(value, str)
-        case "integer":
-            return not isinstance(value, bool) and (
-                isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-            )
-    raise ValueError(f"the protocol schema uses type {json_type!r}, which this check does not know")
-
-
-def _walk(
-    schema: dict[str, Any], value: Any, path: tuple[str | int, ...]
-) -> Iterator[tuple[tuple[str | int, ...], str]]:
-    """(path, message) for every way *value* breaks *schema*."""
-    name = next((str(p) for p in reversed(path) if isinstance(p, str)), "value")
-    if "enum" in schema and not (isinstance(value, str) and value in schema["enum"]):
-        choices = ", ".join(f"'{x}'" for x in schema["enum"])
-        shown = repr(value) if isinstance(value, str) else _kind_of(value)
-        hint = did_you_mean(value, list(schema["enum"])) if isinstance(value, str) else ""
-        yield path, f"{name} must be one of {choices}, not {shown}{hint}"
-        return
-    json_type = schema.get("type")
-    if json_type is not None and not _has_type(value, json_type):
-        yield path, f"{name} must be {_JSON_TYPES[json_type]}, not {_kind_of(value)}"
-        return
-    if json_type == "object":
-        props = schema.get("properties", {})
-        for field in schema.get("required", ()):
-            if field not in value:
-                yield (*path, field), f"{field} is required"
-        for key, item in value.items():
-            if key in props:
-                yield from _walk(props[key], item, (*path, key))
-            elif schema.get("additionalProperties") is False:
-                fields = list(props)
-                yield (*path, key), f"unknown field{did_you_mean(key, fields)}; allowed fields are {', '.join(fields)}"
-    elif json_type == "array":
-        if len(value) < schema.get("minItems", 0):
-            yield path, f"{name} must list at least one item"
-        if schema.get("uniqueItems") and len({json.dumps(v, sort_keys=True) for v in value}) < len(value):
-            yield path, f"{name} must not repeat an item"
-        for i, item in enumerate(value):
-            yield from _walk(schema.get("items", {}), item, (*path, i))
-    elif json_type == "string":
-        if len(value) < schema.get("minLength", 0):
-            yield path, f"{name} must not be empty"
-        elif "pattern" in schema and not re.search(schema["pattern"], value):
-            pattern = schema["pattern"]
-            if pattern == DATE_PATTERN:
-                yield path, f"{name} must be a date written YYYY-MM-DD, not {value!r}"
-            elif pattern == ID_PATTERN:
-                yield path, f"{name} must be a lower-case id (letters, digits, _ or -), not {value!r}"
-            else:
-                yield path, f"{name} must be one line of text without surrounding spaces, not {value!r}"
-    elif json_type == "integer" and "minimum" in schema and value < schema["minimum"]:
-        yield path, f"{name} must be at least {schema['minimum']}, not {value}"
-
-
-def _kind_of(value: Any) -> str:
-    if value is None:
-        return "empty"
-    if isinstance(value, bool):
-        return "true/false"
-    return {str: "text", int: "a number", float: "a number", list: "a list", dict: "a mapping"}.get(
-        type(value), type(value).__name__
-    )
+# What each pattern of the protocol schema asks for, in messages.
+_PATTERN_HINTS = {DATE_PATTERN: "a date written YYYY-MM-DD", ID_PATTERN: "a lower-case id (letters, digits, _ or -)"}
 
 
 def _rule_problems(data: dict[str, Any], doc: Document, shown: str) -> Iterator[Problem]:

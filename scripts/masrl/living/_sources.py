@@ -2,13 +2,21 @@
 
 * :func:`search_arxiv` runs one query family's ``arxiv_query`` through the arXiv API
   (https://info.arxiv.org/help/api/user-manual.html): an Atom feed, paged with ``start`` and
-  ``max_results`` until ``opensearch:startIndex`` + the entries reach ``opensearch:totalResults``.
-  Feeds are parsed with defusedxml.
+  ``max_results`` up to ``opensearch:totalResults``. The API sometimes answers an empty page in
+  the middle of a result set (its manual says so, and the arXiv client library retries them);
+  such a page is asked for again, up to :data:`EMPTY_PAGE_RETRIES` times, and never cached.
+  Feeds are parsed with defusedxml, and an answer that is not an Atom feed (an HTML page) is refused.
 * :func:`snowball_openalex` finds, for each core paper, its OpenAlex work (by DOI, or by the DOI
   arXiv gives every paper, ``10.48550/arXiv.<id>``), then the works citing it (``filter=cites:``)
   and the works it cites (``referenced_works``), paging with ``cursor`` until ``meta.next_cursor``
-  is null (https://docs.openalex.org/how-to-use-the-api/get-lists-of-entities/paging).
+  is null (https://docs.openalex.org/how-to-use-the-api/get-lists-of-entities/paging), asking only
+  for the fields used (``select=``).
 * :func:`read_manual` reads a YAML list of candidates found by hand on public arXiv listings.
+
+Every loop is bounded: a cap (:data:`ARXIV_MAX`, :data:`OPENALEX_MAX_PAGES`) that cuts a search
+adds a note saying so, and so does a page that does not move the search on. Both services are
+asked for a date window, and the window is enforced again here on each work's own date. Titles,
+venues and URLs are cleaned of markup and entities; a work without a title is left out with a note.
 
 Endpoints: ``MASRL_ARXIV_API`` and ``MASRL_OPENALEX_API`` (tests serve recorded answers on loopback);
 ``MASRL_OPENALEX_KEY``, if set, is sent to OpenAlex as ``api_key``.
@@ -16,6 +24,7 @@ Endpoints: ``MASRL_ARXIV_API`` and ``MASRL_OPENALEX_API`` (tests serve recorded 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -29,29 +38,50 @@ from masrl._problems import Problem, did_you_mean
 from masrl._records import Paper, display_path
 from masrl._schema import ARXIV_PATTERN, DATE_PATTERN, DOI_PATTERN, URL_PATTERN
 from masrl._yaml import YamlError, load_path
-from masrl.living._net import get
+from masrl.living import _net
+from masrl.living._net import Answer, Client, SourceError, looks_like_html, one_line, service_text
 from masrl.living._protocol import Protocol, QueryFamily
+from masrl.living._text import arxiv_id, clean, clean_url, last_first, slug
+
+__all__ = ["Found", "SourceError"]
 
 ARXIV_API = "https://export.arxiv.org/api/query"
 OPENALEX_API = "https://api.openalex.org"
 ARXIV_PAGE = 100  # entries per arXiv request
 ARXIV_MAX = 2000  # entries per query family and run, at most
+EMPTY_PAGE_RETRIES = 3  # a spurious empty arXiv page is asked for again this many times
+EMPTY_PAGE_WAIT_S = 3.0
 OPENALEX_PAGE = 100
 OPENALEX_MAX_PAGES = 20  # pages per core paper and direction, at most
+# The fields of an OpenAlex work that are read (select=); the core work also needs its references.
+OPENALEX_FIELDS = (
+    "id",
+    "doi",
+    "display_name",
+    "authorships",
+    "publication_date",
+    "publication_year",
+    "abstract_inverted_index",
+    "primary_location",
+    "locations",
+    "type",
+)
+OPENALEX_CORE_FIELDS = (*OPENALEX_FIELDS, "referenced_works")
+_ATOM = "{http://www.w3.org/2005/Atom}"
 _NS = {
     "atom": "http://www.w3.org/2005/Atom",
     "arxiv": "http://arxiv.org/schemas/atom",
     "opensearch": "http://a9.com/-/spec/opensearch/1.1/",
 }
-_ABS = re.compile(r"arxiv\.org/abs/([^\s?#]+?)(v\d+)?$")
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.I)
 _GITHUB = re.compile(r"https?://(?:www\.)?github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+[A-Za-z0-9_-]")
 MANUAL_MAX_BYTES = 50_000_000  # a hand-made list, or a generated one for the benchmark
 MANUAL_FIELDS = ("arxiv", "doi", "title", "authors", "published", "abstract", "url", "query_family", "query")
+TITLE_ID_MAX = 60  # characters of a title-made queue id before its digest
 
 
-class SourceError(Exception):
-    """A source answered something that cannot be read; the message is one line."""
+class EmptyPage(SourceError):
+    """An arXiv page that is empty although the result set goes on (asked for again, never cached)."""
 
 
 @dataclass
@@ -74,12 +104,20 @@ class Found:
 
     @property
     def ident(self) -> str:
-        """The queue id: the arXiv id, else ``doi-`` and the DOI with unsafe characters replaced."""
+        """The queue id: the arXiv id, else ``doi-`` and the DOI with unsafe characters replaced,
+        else ``title-`` and the title's ASCII words; a digest of the whole title is added when
+        those words do not hold all of it (a cut, accents, another script), so no two titles
+        share an id."""
         if self.arxiv:
             return self.arxiv.replace("/", "_")
         if self.doi:
             return "doi-" + re.sub(r"[^A-Za-z0-9.-]+", "_", self.doi)
-        return "title-" + re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-")[:60]
+        words = slug(self.title, limit=10_000)
+        if self.title.isascii() and 0 < len(words) <= TITLE_ID_MAX:
+            return "title-" + words
+        digest = hashlib.sha256(" ".join(self.title.split()).encode("utf-8")).hexdigest()[:10]
+        short = words[: TITLE_ID_MAX - 11].strip("-")
+        return f"title-{short}-{digest}" if short else f"title-{digest}"
 
 
 def code_repository(*texts: str) -> str | None:
@@ -91,81 +129,170 @@ def code_repository(*texts: str) -> str | None:
     return None
 
 
-def strip_version(arxiv_id: str) -> str:
-    return re.sub(r"v\d+$", "", arxiv_id.strip())
+def strip_version(arxiv: str) -> str:
+    return re.sub(r"v\d+$", "", arxiv.strip())
+
+
+def in_window(published: str, since: str, until: str) -> bool:
+    """True when the date *published* (YYYY-MM-DD) lies in [*since*, *until*]; an unknown date is kept."""
+    return not published or since <= published[:10] <= until
 
 
 # ---------------------------------------------------------------------------------------------
 # arXiv
 
 
+@dataclass
+class ArxivPage:
+    """One page of an arXiv API answer."""
+
+    entries: list[Found]
+    total: int
+    start: int
+    left_out: list[str] = field(default_factory=list)  # why entries were left out
+
+
 def _text(node: Any) -> str:
     return " ".join((node.text or "").split()) if node is not None else ""
 
 
-def parse_arxiv_feed(data: bytes, family: str | None, query: str) -> tuple[list[Found], int, int]:
-    """The entries of one arXiv API page, with its ``totalResults`` and ``startIndex``."""
+def _int(root: Any, path: str, what: str) -> int:
+    text = _text(root.find(path, _NS))
+    if not text.isdigit():
+        raise SourceError(f"the arXiv API answer has no {what} ({path.split(':')[-1]} is {text or 'missing'!r})")
+    return int(text)
+
+
+def parse_arxiv_feed(
+    data: bytes, family: str | None, query: str, *, content_type: str = "", start: int | None = None
+) -> ArxivPage:
+    """The entries of one arXiv API page, with its ``totalResults`` and ``startIndex``.
+
+    Raises :class:`SourceError` for anything but an Atom feed of the API (an HTML page, broken
+    XML, an error entry) and, when the page asked for began at *start*, :class:`EmptyPage` for an
+    empty page inside the result set.
+    """
     from defusedxml import ElementTree as DET  # type: ignore[import-untyped]
     from defusedxml.common import DefusedXmlException  # type: ignore[import-untyped]
 
+    answer = Answer("", 200, content_type, data, False)
+    if looks_like_html(answer):
+        raise SourceError(f"the arXiv API answered a web page instead of an Atom feed ({service_text(answer)!r})")
     try:
         root = DET.fromstring(data)
     except (DefusedXmlException, SyntaxError) as exc:  # ParseError is a SyntaxError
         raise SourceError(f"the arXiv API answer is not safe, valid XML ({exc})") from None
-    total = int(_text(root.find("opensearch:totalResults", _NS)) or 0)
-    start = int(_text(root.find("opensearch:startIndex", _NS)) or 0)
-    out = []
+    if root.tag != _ATOM + "feed":
+        raise SourceError(f"the arXiv API answer is not an Atom feed (its root element is <{root.tag}>)")
+    out: list[Found] = []
+    left_out: list[str] = []
     for entry in root.findall("atom:entry", _NS):
         entry_id = _text(entry.find("atom:id", _NS))
-        match = _ABS.search(entry_id)
-        if not match:  # the API reports errors as an entry whose id is not an abstract page
+        found_id = arxiv_id(entry_id) if "/abs/" in entry_id else None
+        if not found_id:  # the API reports errors as an entry whose id is not an abstract page
             summary = _text(entry.find("atom:summary", _NS))
             raise SourceError(f"the arXiv API refused the query {query!r}: {summary or entry_id}")
-        arxiv_id = match.group(1)
+        title = clean(_text(entry.find("atom:title", _NS)))
+        if not title:
+            left_out.append(f"arXiv {found_id} has no title; left out")
+            continue
         doi = _text(entry.find("arxiv:doi", _NS)).lower() or None
         out.append(
             Found(
                 source="arxiv",
                 query_family=family,
                 query=query,
-                title=_text(entry.find("atom:title", _NS)),
-                authors=[_text(a.find("atom:name", _NS)) for a in entry.findall("atom:author", _NS)],
+                title=title,
+                authors=[clean(_text(a.find("atom:name", _NS))) for a in entry.findall("atom:author", _NS)],
                 published=_text(entry.find("atom:published", _NS))[:10],
-                abstract=_text(entry.find("atom:summary", _NS)),
-                url=f"https://arxiv.org/abs/{arxiv_id}",
-                arxiv=arxiv_id,
+                abstract=clean(_text(entry.find("atom:summary", _NS))),
+                url=f"https://arxiv.org/abs/{found_id}",
+                arxiv=found_id,
                 doi=doi,
                 comment=_text(entry.find("arxiv:comment", _NS)),
-                journal_ref=_text(entry.find("arxiv:journal_ref", _NS)),
+                journal_ref=clean(_text(entry.find("arxiv:journal_ref", _NS))),
             )
         )
-    return out, total, start
+    total = _int(root, "opensearch:totalResults", "result count")
+    first = _int(root, "opensearch:startIndex", "start index")
+    if start is not None and not out and not left_out and start < total:
+        raise EmptyPage(f"the arXiv API sent an empty page at start {start} of {total} results")
+    return ArxivPage(out, total, first, left_out)
 
 
 def arxiv_base() -> str:
     return os.environ.get("MASRL_ARXIV_API", ARXIV_API)
 
 
-def search_arxiv(family: QueryFamily, since: str, until: str, cache: Path | None) -> Iterator[Found]:
-    """Every arXiv entry submitted in [*since*, *until*] that the query of *family* finds."""
+def arxiv_page(client: Client, params: dict[str, Any], family: str | None, query: str, *, paged: bool) -> ArxivPage:
+    """One page of the arXiv API for *params*; with *paged*, an empty page inside the result set
+    is asked for again, up to :data:`EMPTY_PAGE_RETRIES` times, before :class:`EmptyPage` is raised."""
+    url = f"{arxiv_base()}?{urllib.parse.urlencode(params)}"
+    start = int(params.get("start", 0)) if paged else None
+
+    def read(answer: Answer) -> ArxivPage:
+        return parse_arxiv_feed(answer.body, family, query, content_type=answer.content_type, start=start)
+
+    for attempt in range(EMPTY_PAGE_RETRIES + 1):
+        try:
+            return client.fetch(url, "arxiv", read, accept="application/atom+xml")
+        except EmptyPage:
+            if attempt == EMPTY_PAGE_RETRIES:
+                raise
+            _net.wait(EMPTY_PAGE_WAIT_S, f"arXiv sent an empty page at start {start}; asking again")
+    raise AssertionError("unreachable")
+
+
+def search_arxiv(family: QueryFamily, since: str, until: str, client: Client, notes: list[str]) -> Iterator[Found]:
+    """Every arXiv entry submitted in [*since*, *until*] that the query of *family* finds.
+
+    What cuts the search short (the cap, empty pages that stay empty, a page that does not move on)
+    is added to *notes*.
+    """
+    if not family.arxiv_query:
+        return
     window = f"submittedDate:[{since.replace('-', '')}0000 TO {until.replace('-', '')}2359]"
-    if family.arxiv_query:
-        query = f"({family.arxiv_query}) AND {window}"
-        start = 0
-        while start < ARXIV_MAX:
-            params = {
-                "search_query": query,
-                "start": start,
-                "max_results": ARXIV_PAGE,
-                "sortBy": "submittedDate",
-                "sortOrder": "descending",
-            }
-            url = f"{arxiv_base()}?{urllib.parse.urlencode(params)}"
-            entries, total, first = parse_arxiv_feed(get(url, "arxiv", cache), family.id, family.arxiv_query)
-            yield from entries
-            start = first + len(entries)
-            if not entries or start >= total:
-                break
+    query = f"({family.arxiv_query}) AND {window}"
+    start, total, seen = 0, None, set()
+    for _ in range(ARXIV_MAX // ARXIV_PAGE + 1):  # every page moves start on, so this bound is never the cause
+        if total is not None and start >= min(total, ARXIV_MAX):
+            break
+        params = {
+            "search_query": query,
+            "start": start,
+            "max_results": ARXIV_PAGE,
+            "sortBy": "submittedDate",
+            "sortOrder": "descending",
+        }
+        try:
+            page = arxiv_page(client, params, family.id, family.arxiv_query, paged=True)
+        except EmptyPage as exc:
+            notes.append(
+                f"arXiv, family {family.id}: {exc}, {EMPTY_PAGE_RETRIES + 1} times; the search stopped after "
+                f"{start} of {total}; run again later for the rest"
+            )
+            return
+        notes.extend(page.left_out)
+        if page.start != start:
+            notes.append(
+                f"arXiv, family {family.id}: asked for start {start}, the page says {page.start}; the search stopped"
+            )
+            return
+        if total is None:
+            total = page.total
+            if total > ARXIV_MAX:
+                notes.append(
+                    f"arXiv, family {family.id}: {total} results, only the first {ARXIV_MAX} read (ARXIV_MAX); "
+                    "narrow the window with --since and --until"
+                )
+        if not page.entries:
+            break  # an empty first page: nothing found (or only entries without a title)
+        start += len(page.entries) + len(page.left_out)
+        for entry in page.entries:
+            if entry.arxiv in seen or not in_window(entry.published, since, until):
+                continue
+            seen.add(entry.arxiv)
+            yield entry
 
 
 # ---------------------------------------------------------------------------------------------
@@ -182,51 +309,71 @@ def _openalex_key() -> dict[str, str]:
     return {"api_key": key} if key else {}
 
 
-def _json(data: bytes, what: str) -> Any:
+def read_json(answer: Answer, service: str, what: str, keys: tuple[str, ...]) -> dict[str, Any]:
+    """The JSON object in *answer*, which must hold *keys*; :class:`SourceError` otherwise."""
+    if looks_like_html(answer):
+        raise SourceError(f"{service} answered a web page instead of JSON for {what} ({service_text(answer)!r})")
     try:
-        return json.loads(data)
+        data = json.loads(answer.body)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise SourceError(f"OpenAlex answered something that is not JSON for {what} ({exc})") from None
+        raise SourceError(f"{service} answered something that is not complete JSON for {what} ({exc})") from None
+    if not isinstance(data, dict):
+        raise SourceError(f"{service} answered JSON that is not an object for {what}")
+    missing = [k for k in keys if k not in data]
+    if missing:
+        raise SourceError(
+            f"{service} answered without {', '.join(missing)} for {what} ({one_line(json.dumps(data), 120)})"
+        )
+    return data
 
 
 def abstract_of(inverted: dict[str, list[int]] | None) -> str:
     """Plain text from OpenAlex's ``abstract_inverted_index`` (word -> positions)."""
-    if not inverted:
+    if not inverted or not isinstance(inverted, dict):
         return ""
     words: dict[int, str] = {}
     for word, positions in inverted.items():
-        for pos in positions:
-            words[pos] = word
-    return " ".join(words[i] for i in sorted(words))
+        for pos in positions if isinstance(positions, list) else []:
+            if isinstance(pos, int):
+                words[pos] = word
+    return clean(" ".join(words[i] for i in sorted(words)))
 
 
-def work_found(work: dict[str, Any], family: str | None, query: str) -> Found:
-    """A candidate from one OpenAlex work object."""
-    doi = str(work.get("doi") or "").removeprefix("https://doi.org/").lower() or None
+def openalex_doi(work: dict[str, Any]) -> str | None:
+    """The DOI an OpenAlex work gives, lower case, without the resolver."""
+    doi = str(work.get("doi") or "").strip().lower()
+    return re.sub(r"^https?://(dx\.)?doi\.org/", "", doi) or None
+
+
+def work_found(work: dict[str, Any], family: str | None, query: str) -> Found | None:
+    """A candidate from one OpenAlex work object; None for a work without a title."""
+    title = clean(str(work.get("display_name") or work.get("title") or ""))
+    if not title:
+        return None
+    doi = openalex_doi(work)
     arxiv = None
     match = _ARXIV_DOI.match(doi or "")
     if match:
-        arxiv = match.group(1)
+        arxiv = strip_version(match.group(1))
     for loc in work.get("locations") or []:
-        landing = str((loc or {}).get("landing_page_url") or "")
-        m = _ABS.search(landing)
-        if m and not arxiv:
-            arxiv = m.group(1)
+        landing = clean_url((loc or {}).get("landing_page_url"))
+        if "arxiv.org/" in landing and not arxiv:
+            arxiv = arxiv_id(landing)
     authors = [
-        str((a.get("author") or {}).get("display_name") or "")
+        last_first(str((a.get("author") or {}).get("display_name") or ""))
         for a in work.get("authorships") or []
-        if (a.get("author") or {}).get("display_name")
+        if isinstance(a, dict) and (a.get("author") or {}).get("display_name")
     ]
     primary = work.get("primary_location") or {}
-    url = f"https://doi.org/{doi}" if doi else str(primary.get("landing_page_url") or work.get("id") or "")
+    url = f"https://doi.org/{doi}" if doi else clean_url(primary.get("landing_page_url") or work.get("id"))
     if arxiv:
         url = f"https://arxiv.org/abs/{arxiv}"
-    venue = str(((primary.get("source") or {}).get("display_name")) or "")
+    venue = clean(str(((primary.get("source") or {}).get("display_name")) or ""))
     return Found(
         source="openalex",
         query_family=family,
         query=query,
-        title=" ".join(str(work.get("display_name") or work.get("title") or "").split()),
+        title=title,
         authors=authors,
         published=str(work.get("publication_date") or "")[:10],
         abstract=abstract_of(work.get("abstract_inverted_index")),
@@ -237,34 +384,56 @@ def work_found(work: dict[str, Any], family: str | None, query: str) -> Found:
     )
 
 
-def openalex_work(doi: str, cache: Path | None) -> dict[str, Any] | None:
-    """The OpenAlex work with *doi*, or None when OpenAlex does not know it."""
-    from masrl.living._net import NetworkError
-
-    url = f"{openalex_base()}/works/doi:{urllib.parse.quote(doi, safe='/.:')}"
-    if _openalex_key():
-        url += "?" + urllib.parse.urlencode(_openalex_key())
-    try:
-        work = _json(get(url, "openalex", cache, accept="application/json"), doi)
-    except NetworkError as exc:
-        if " 404 " in str(exc):
-            return None
-        raise
-    return work if isinstance(work, dict) else None
+def openalex_work(doi: str, client: Client) -> dict[str, Any] | None:
+    """The OpenAlex work with *doi* (with its references), or None when OpenAlex does not know it."""
+    params = {"select": ",".join(OPENALEX_CORE_FIELDS), **_openalex_key()}
+    url = f"{openalex_base()}/works/doi:{urllib.parse.quote(doi, safe='/.:')}?{urllib.parse.urlencode(params)}"
+    return client.fetch(
+        url,
+        "openalex",
+        lambda a: read_json(a, "OpenAlex", f"DOI {doi}", ("id",)),
+        accept="application/json",
+        name="OpenAlex",
+        missing=lambda a: None,
+    )
 
 
-def _pages(base_params: dict[str, str], cache: Path | None, what: str) -> Iterator[dict[str, Any]]:
+def _pages(base_params: dict[str, str], client: Client, what: str, notes: list[str]) -> Iterator[dict[str, Any]]:
+    """Every work of an OpenAlex list, page by page with the cursor, at most OPENALEX_MAX_PAGES pages."""
     cursor: Any = "*"
+    seen: set[str] = set()
     for _ in range(OPENALEX_MAX_PAGES):
-        params = {**base_params, "per_page": str(OPENALEX_PAGE), "cursor": cursor, **_openalex_key()}
+        params = {
+            **base_params,
+            "select": ",".join(OPENALEX_FIELDS),
+            "per_page": str(OPENALEX_PAGE),
+            "cursor": cursor,
+            **_openalex_key(),
+        }
         url = f"{openalex_base()}/works?{urllib.parse.urlencode(params)}"
-        page = _json(get(url, "openalex", cache, accept="application/json"), what)
-        if not isinstance(page, dict) or not isinstance(page.get("results"), list):
-            raise SourceError(f"OpenAlex answered without a results list for {what}")
-        yield from (w for w in page["results"] if isinstance(w, dict))
-        cursor = (page.get("meta") or {}).get("next_cursor")
-        if not cursor or not page["results"]:
+        page = client.fetch(
+            url,
+            "openalex",
+            lambda a: read_json(a, "OpenAlex", what, ("results", "meta")),
+            accept="application/json",
+            name="OpenAlex",
+        )
+        results = page["results"]
+        if not isinstance(results, list) or not isinstance(page["meta"], dict):
+            raise SourceError(f"OpenAlex answered a results list of the wrong shape for {what}")
+        yield from (w for w in results if isinstance(w, dict))
+        seen.add(str(cursor))
+        cursor = page["meta"].get("next_cursor")
+        if not cursor or not results:
             return
+        if str(cursor) in seen:
+            notes.append(f"OpenAlex, {what}: the cursor did not move on; stopped")
+            return
+    count = page["meta"].get("count")
+    notes.append(
+        f"OpenAlex, {what}: only the first {OPENALEX_MAX_PAGES} pages of {OPENALEX_PAGE} read "
+        f"(OPENALEX_MAX_PAGES){f' of {count} works' if isinstance(count, int) else ''}"
+    )
 
 
 def core_doi(paper: Paper) -> str | None:
@@ -276,20 +445,31 @@ def core_doi(paper: Paper) -> str | None:
     return None
 
 
-def snowball_openalex(paper: Paper, since: str, until: str, cache: Path | None) -> Iterator[Found]:
+def snowball_openalex(paper: Paper, since: str, until: str, client: Client, notes: list[str]) -> Iterator[Found]:
     """Works published in [*since*, *until*] that cite, or are cited by, the core *paper*."""
     window = f"from_publication_date:{since},to_publication_date:{until}"
     doi = core_doi(paper)
-    work = openalex_work(doi, cache) if doi else None
+    work = openalex_work(doi, client) if doi else None
     short = str((work or {}).get("id", "")).rsplit("/", 1)[-1]
-    if work is not None and short:
-        for cited_by in _pages({"filter": f"cites:{short},{window}"}, cache, f"works citing {paper.key}"):
-            yield work_found(cited_by, None, f"cites {paper.key}")
-        refs = [str(r).rsplit("/", 1)[-1] for r in work.get("referenced_works") or []]
-        for i in range(0, len(refs), 50):
-            ids = "|".join(refs[i : i + 50])
-            for cited in _pages({"filter": f"openalex:{ids},{window}"}, cache, f"works cited by {paper.key}"):
-                yield work_found(cited, None, f"cited by {paper.key}")
+    if work is None or not short:
+        return
+
+    def found(works: Iterator[dict[str, Any]], query: str) -> Iterator[Found]:
+        for w in works:
+            candidate = work_found(w, None, query)
+            if candidate is None:
+                notes.append(f"OpenAlex {str(w.get('id', '')).rsplit('/', 1)[-1]} ({query}) has no title; left out")
+            elif in_window(candidate.published, since, until):
+                yield candidate
+
+    yield from found(
+        _pages({"filter": f"cites:{short},{window}"}, client, f"works citing {paper.key}", notes), f"cites {paper.key}"
+    )
+    refs = [str(r).rsplit("/", 1)[-1] for r in work.get("referenced_works") or []]
+    for i in range(0, len(refs), 50):
+        ids = "|".join(refs[i : i + 50])
+        pages = _pages({"filter": f"openalex:{ids},{window}"}, client, f"works cited by {paper.key}", notes)
+        yield from found(pages, f"cited by {paper.key}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -78,7 +78,7 @@ def consider(
     for f in found:  # the same work found by two queries or sources is one candidate
         seen.setdefault(f.ident, f)
     unique = list(seen.values())
-    scores = rank(corpus, protocol, [f"{f.title} {f.abstract}" for f in unique])
+    scores = rank(root, corpus, protocol, [f"{f.title}. {f.abstract}" for f in unique])
     out = []
     for f, s in zip(unique, scores, strict=True):
         owner = known.match(f.arxiv, f.doi, f.url, f.title)
@@ -89,28 +89,36 @@ def consider(
     return out
 
 
-def _fetch(root: Path, corpus: Corpus, protocol: Protocol, source: str, since: str, until: str) -> list[Found]:
-    from masrl.living._net import CACHE_DIR
+def _fetch(
+    client: Any,
+    corpus: Corpus,
+    protocol: Protocol,
+    source: str,
+    since: str,
+    until: str,
+    found: list[Found],
+    notes: list[str],
+) -> None:
+    """Add to *found* what *source* finds in the window; what was added stays there if a request fails."""
     from masrl.living._sources import search_arxiv, snowball_openalex
 
-    cache = root / CACHE_DIR
-    found: list[Found] = []
     if source == "arxiv":
         families = [f for f in protocol.query_families if f.arxiv_query]
         with click.progressbar(families, label="arXiv query families", file=sys.stderr) as families_bar:
             for family in families_bar:
-                found.extend(search_arxiv(family, since, until, cache))
+                for candidate in search_arxiv(family, since, until, client, notes):
+                    found.append(candidate)
     else:
         core = [p for p in corpus.papers if p.role == "core"]
         with click.progressbar(core, label="OpenAlex core papers", file=sys.stderr) as papers_bar:
             for paper in papers_bar:
-                found.extend(snowball_openalex(paper, since, until, cache))
-    return found
+                for candidate in snowball_openalex(paper, since, until, client, notes):
+                    found.append(candidate)
 
 
 def _require_extras() -> None:
     missing = []
-    for module, name in (("sklearn", "scikit-learn"), ("defusedxml", "defusedxml")):
+    for module, name in (("sklearn", "scikit-learn"),):
         try:
             __import__(module)
         except ImportError:
@@ -144,6 +152,34 @@ def table(considered: list[Considered]) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+def _cell(text: str) -> str:
+    """*text* safe inside a Markdown table cell (no pipe, no markup, no line break)."""
+    import html
+
+    return html.escape(" ".join(text.split()), quote=False).replace("|", "\\|")
+
+
+def markdown(considered: list[Considered], since: str, until: str, notes: list[str]) -> str:
+    """The ranked table for a pull request: new candidates first, then those the corpus already has."""
+    new = [c for c in considered if c.new]
+    lines = [
+        f"**{len(new)} new candidates** from {since} to {until} "
+        f"({len(considered) - len(new)} more found that the corpus or the queue already holds).",
+        "",
+        "| rank | title | id | score | top terms | status |",
+        "| ---: | --- | --- | ---: | --- | --- |",
+    ]
+    for i, c in enumerate(considered, 1):
+        f = c.found
+        title = f"[{_cell(f.title)}]({f.url})" if f.url.startswith(("http://", "https://")) else _cell(f.title)
+        status = "new" if c.new else (f"known: {c.known}" if c.known else f"queued: {c.earlier}")
+        terms = ", ".join(_cell(t) for t in c.terms)
+        lines.append(f"| {i if c.new else ''} | {title} | `{f.ident}` | {c.score:.3f} | {terms} | {_cell(status)} |")
+    if notes:
+        lines += ["", "Notes:", ""] + [f"- {_cell(n)}" for n in notes]
+    return "\n".join(lines) + "\n"
+
+
 @click.command(name="discover")
 @click.option(
     "--source",
@@ -166,7 +202,15 @@ def table(considered: list[Considered]) -> str:
     help="With --source manual: a YAML list of candidates found by hand.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print every candidate considered as JSON instead of the table.")
+@click.option(
+    "--markdown", "as_markdown", is_flag=True, help="Print the ranked table as Markdown (a pull request's body)."
+)
 @click.option("--dry-run", is_flag=True, help="Rank and print, but write nothing to screening/.")
+@click.option(
+    "--evaluate",
+    is_flag=True,
+    help="Search nothing: replay the recorded screening decisions and report how well the ranker orders them.",
+)
 @click.pass_context
 def command(
     ctx: click.Context,
@@ -175,7 +219,9 @@ def command(
     until: str | None,
     from_file: Path | None,
     as_json: bool,
+    as_markdown: bool,
     dry_run: bool,
+    evaluate: bool,
 ) -> None:
     """Search for new candidates under protocol.yaml and queue them in screening/.
 
@@ -183,9 +229,13 @@ def command(
     works citing, or cited by, the corpus's core papers. Candidates the corpus already holds
     (a paper or an exclusion, by arXiv id with or without version, DOI, or near-identical
     title) and those already queued are flagged; the rest are ranked by likely inclusion, a
-    classifier trained on the retained and excluded records and the protocol's terms, with the
-    terms behind each score. Each new candidate becomes screening/<id>.yaml for `masrl screen`.
-    Answers are cached in .masrl-cache/, so a rerun makes no request.
+    classifier trained on the titles and abstracts of screened candidates and on the retained
+    papers, with the terms behind each score. Each new candidate becomes screening/<id>.yaml for
+    `masrl screen`. Answers are cached in .masrl-cache/ for a week (`masrl cache clear` drops
+    them). A service that stays unavailable after its retries ends the search: what was found
+    before is still ranked and queued, and the command exits 1 saying when to run it again.
+    With --evaluate, nothing is searched: the recorded decisions are replayed round by round and
+    by k-fold, beside ASReview's default model.
 
     Example:
 
@@ -193,13 +243,17 @@ def command(
         masrl discover
         masrl discover --source arxiv --since 2026-05-04 --json
         masrl discover --source manual --from found-by-hand.yaml
+        masrl discover --markdown > pr-body.md
+        masrl discover --evaluate
     """
     from masrl._scaffold import unfinished_records
-    from masrl.living._net import NetworkError
+    from masrl.living._net import CACHE_DAYS, CACHE_DIR, Client, NetworkError
     from masrl.living._queue import entry_data, write_entry
     from masrl.living._rank import MissingExtra
     from masrl.living._sources import SourceError, read_manual
 
+    if as_json and as_markdown:
+        raise MasrlError("--json and --markdown go one at a time")
     if from_file is not None and source in (None, "manual"):
         source = "manual"
     elif source == "manual" or from_file is not None:
@@ -209,6 +263,14 @@ def command(
     loaded = load_tolerating_unfinished(root)
     corpus = loaded.corpus
     protocol = protocol_or_fail(root, corpus)
+    if evaluate:
+        from masrl.living._evaluate import evaluate_report
+
+        try:
+            click.echo(evaluate_report(root, corpus, protocol), nl=False)
+        except MissingExtra as exc:
+            raise MasrlError(str(exc)) from None
+        return
     today = dt.date.today().isoformat()
     for name, value in (("--since", since), ("--until", until)):
         if value is not None:
@@ -220,22 +282,32 @@ def command(
         last = protocol.last_closed_round(today)
         since = last.cutoff if last else protocol.rounds[0].start
     until = until or today
+    if since > until:
+        raise MasrlError(f"--since {since} is after --until {until}")
     found: list[Found] = []
+    notes: list[str] = []
+    failure: str | None = None
+    cached = 0
+    if source == "manual":
+        assert from_file is not None
+        if not from_file.is_file():
+            raise MasrlError(f"cannot read {from_file}: no such file")
+        found, problems = read_manual(from_file, protocol)
+        if problems:
+            report(problems, 1)
+            click.echo("Nothing was written.", err=True)
+            raise ReportedFailure()
+    else:
+        with Client(root / CACHE_DIR) as client:
+            try:
+                for name in (source,) if source else ("arxiv", "openalex"):
+                    _fetch(client, corpus, protocol, name, since, until, found, notes)
+            except (NetworkError, SourceError) as exc:
+                failure = str(exc)
+            cached = client.from_cache
     try:
-        if source == "manual":
-            assert from_file is not None
-            if not from_file.is_file():
-                raise MasrlError(f"cannot read {from_file}: no such file")
-            found, problems = read_manual(from_file, protocol)
-            if problems:
-                report(problems, 1)
-                click.echo("Nothing was written.", err=True)
-                raise ReportedFailure()
-        else:
-            for name in (source,) if source else ("arxiv", "openalex"):
-                found.extend(_fetch(root, corpus, protocol, name, since, until))
         considered = consider(root, corpus, protocol, found, unfinished_records(loaded))
-    except (NetworkError, SourceError, MissingExtra) as exc:
+    except MissingExtra as exc:
         raise MasrlError(str(exc)) from None
     written = 0
     if not dry_run:
@@ -245,8 +317,12 @@ def command(
                 written += 1
     if as_json:
         click.echo(json.dumps([c.as_json() for c in considered], indent=2, ensure_ascii=False))
+    elif as_markdown:
+        click.echo(markdown(considered, since, until, notes), nl=False)
     else:
         click.echo(table(considered), nl=False)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
     known = sum(1 for c in considered if c.known)
     earlier = sum(1 for c in considered if c.earlier)
     where = "" if dry_run else f", {written} written to screening/"
@@ -255,3 +331,10 @@ def command(
         f"{len(considered) - known - earlier} new{where}",
         err=True,
     )
+    if cached:
+        click.echo(
+            f"{cached} answers came from {CACHE_DIR}/ (kept {CACHE_DAYS} days; `masrl cache clear` asks afresh)",
+            err=True,
+        )
+    if failure is not None:
+        raise MasrlError(f"{failure}; the search stopped there, and the candidates above are those found before it")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,7 @@ import click
 
 from masrl._cli_common import MasrlError, load_or_fail, root_of
 from masrl._records import Paper
+from masrl._venues import Venues
 
 
 def _shown(value: Any) -> str:
@@ -19,15 +21,35 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def diff_text(paper: Paper, changes: list[Any]) -> str:
-    """One record's changes: a header line, then `field: old -> new  (source)` per change."""
+def _cited(paper: Paper, venues: Venues) -> str:
+    """How *paper* is cited: ``@inproceedings, booktitle 'ICLR', year 2025``."""
+    from masrl._venues import citation
+
+    placed = venues.place(paper.venue)
+    if placed is None:
+        return f"(venue {paper.venue!r} not in venues.yaml)"
+    cite = citation(paper, placed)
+    named = next((f", {k} {v!r}" for k, v in cite.fields if k in ("booktitle", "journal")), "")
+    return f"@{cite.entry_type}{named}, year {cite.year}"
+
+
+def diff_text(paper: Paper, changes: list[Any], venues: Venues) -> str:
+    """One record's changes: a header line, then `field: old -> new  (source)` per change; a
+    venue move also shows the BibTeX it brings (entry type, booktitle or journal, year)."""
     lines = [paper.path]
     for c in changes:
         if c.field == "authors":
             lines.append(f"  authors: {len(c.old)} -> {len(c.new)} names  ({c.source})")
             lines.extend(f"    + {name}" for name in c.new if name not in c.old)
+            lines.extend(f"    - {name}" for name in c.old if name not in c.new)
+        elif c.field == "bibtex":
+            continue  # shown with the venue move it belongs to
         else:
             lines.append(f"  {c.field}: {_shown(c.old)} -> {_shown(c.new)}  ({c.source})")
+        if c.field == "venue":
+            bib = next((x.new for x in changes if x.field == "bibtex"), paper.bibtex)
+            moved = replace(paper, venue=c.new, bibtex=bib or {})
+            lines.append(f"    BibTeX: {_cited(paper, venues)} -> {_cited(moved, venues)}")
     return "\n".join(lines) + "\n"
 
 
@@ -39,10 +61,16 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
     """Fetch current facts for papers and show what changed since they were recorded.
 
     Asks arXiv (by id, or by title for a paper without one), OpenAlex and Crossref (by DOI) for
-    the published venue and year, the DOI, the arXiv id, the full author list and the official
-    code repository where a source names one; prints a diff per record with the source of each
-    change. With --write, applies them, keeping each record's comments and field order. Tags,
-    summaries, notes and evidence are never touched. Answers are cached in .masrl-cache/.
+    the published venue, the DOI, the arXiv id, the author list of the version of record (the
+    published version if there is one, else the latest arXiv version) and the official code
+    repository where a source names one; prints a diff per record with the source of each
+    change, and notes on what a person must decide (a journal reference no venue of venues.yaml
+    matches, a DOI Crossref does not confirm, published authors no source lists). A venue move is
+    shown with the BibTeX it brings; the year stays the year of first appearance. With --write, applies the changes, keeping each
+    record's comments and field order. Tags, summaries, notes and evidence are never touched.
+    Answers are cached in .masrl-cache/ for a week (`masrl cache clear` drops them). When a
+    service stays unavailable after its retries, the changes found so far are still shown (and
+    written, with --write) and the command exits 1, saying when to run it again.
 
     Example:
 
@@ -50,12 +78,9 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
         masrl refresh rema2025 sirius2025
         masrl refresh --write
     """
-    from masrl._format import FormatError, format_record
-    from masrl._schema import check_record
-    from masrl._yaml import YamlError, load_text
     from masrl.living._facts import gather, proposals
-    from masrl.living._net import CACHE_DIR, NetworkError
-    from masrl.living._sources import SourceError
+    from masrl.living._net import CACHE_DAYS, CACHE_DIR, Client, NetworkError, SourceError
+    from masrl.living._queue import Known
 
     root = root_of(ctx)
     corpus = load_or_fail(root).corpus
@@ -64,47 +89,73 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
     if unknown:
         raise MasrlError(f"no paper with key {', '.join(map(repr, unknown))} in papers/")
     papers = [by_key[k] for k in keys] if keys else list(corpus.papers)
-    try:
-        sources = gather(papers, root / CACHE_DIR)
-    except (NetworkError, SourceError) as exc:
-        raise MasrlError(str(exc)) from None
-    from masrl.living._queue import Known
-
     known = Known(corpus)
-    changed = 0
-    for paper in papers:
-        changes = []
-        for change in proposals(paper, sources[paper.key]):
-            # An id that another record already holds would make two records one work.
-            other = None
-            if change.field == "arxiv":
-                other = known.match(change.new, None, None, "")
-            elif change.field == "doi":
-                other = known.match(None, change.new, None, "")
-            if other is not None and other != paper.key:
-                click.echo(f"{paper.path}: {change.field} {change.new} left out: {other} already has it", err=True)
-                continue
-            changes.append(change)
-        if not changes:
-            continue
-        changed += 1
-        click.echo(diff_text(paper, changes), nl=False)
-        if not write:
-            continue
-        path = root / "papers" / f"{paper.key}.yaml"
-        text = path.read_text("utf-8")
+    changed = asked = failed = 0
+    failure: str | None = None
+    with Client(root / CACHE_DIR) as client:
         try:
-            new = format_record("paper", text, corpus.taxonomy, {c.field: c.new for c in changes})
-            problems = list(check_record("paper", load_text(new), paper.path, corpus.taxonomy))
-        except (YamlError, FormatError) as exc:
-            click.echo(f"  not written: {exc}", err=True)
-            continue
-        if problems:
-            click.echo(f"  not written: {'; '.join(f'{p.field}: {p.message}' for p in problems)}", err=True)
-            continue
-        from masrl._writer import write_if_changed
-
-        write_if_changed(Path(path), new)
-        click.echo("  written")
+            for paper, sources in gather(papers, client):
+                asked += 1
+                failed += sources.failed
+                changes = []
+                for change in proposals(paper, sources, corpus.venues):
+                    # An id that another record already holds would make two records one work.
+                    other = None
+                    if change.field == "arxiv":
+                        other = known.match(change.new, None, None, "")
+                    elif change.field == "doi":
+                        other = known.match(None, change.new, None, "")
+                    if other is not None and other != paper.key:
+                        click.echo(
+                            f"{paper.path}: {change.field} {change.new} left out: {other} already has it", err=True
+                        )
+                        continue
+                    changes.append(change)
+                for note in sources.notes:
+                    click.echo(f"{paper.path}: note: {note}", err=True)
+                if not changes:
+                    continue
+                changed += 1
+                click.echo(diff_text(paper, changes, corpus.venues), nl=False)
+                if write:
+                    _write(root, corpus, paper, changes)
+        except (NetworkError, SourceError) as exc:
+            failure = str(exc)
+        cached = client.from_cache
     verb = "changed" if write else "would change"
-    click.echo(f"{changed} of {len(papers)} records {verb}", err=True)
+    click.echo(f"{changed} of {asked} records {verb}", err=True)
+    if cached:
+        click.echo(
+            f"{cached} answers came from {CACHE_DIR}/ (kept {CACHE_DAYS} days; `masrl cache clear` asks afresh)",
+            err=True,
+        )
+    if failure is None and failed:
+        raise MasrlError(
+            f"{failed} of {len(papers)} records could not be compared: a source answered something unusable (see the notes above)"
+        )
+    if failure is not None:
+        left = len(papers) - asked
+        raise MasrlError(
+            f"{failure}; {left} of {len(papers)} records were not compared, the changes above are those found before"
+        )
+
+
+def _write(root: Path, corpus: Any, paper: Paper, changes: list[Any]) -> None:
+    from masrl._format import FormatError, format_record
+    from masrl._schema import check_record
+    from masrl._writer import write_if_changed
+    from masrl._yaml import YamlError, load_text
+
+    path = root / "papers" / f"{paper.key}.yaml"
+    text = path.read_text("utf-8")
+    try:
+        new = format_record("paper", text, corpus.taxonomy, {c.field: c.new for c in changes})
+        problems = list(check_record("paper", load_text(new), paper.path, corpus.taxonomy))
+    except (YamlError, FormatError) as exc:
+        click.echo(f"  not written: {exc}", err=True)
+        return
+    if problems:
+        click.echo(f"  not written: {'; '.join(f'{p.field}: {p.message}' for p in problems)}", err=True)
+        return
+    write_if_changed(Path(path), new)
+    click.echo("  written")

@@ -25,6 +25,7 @@ from masrl._records import EXCLUSIONS_DIR, PAPERS_DIR, Loaded
 from masrl._schema import EXCLUSION_ID_PATTERN, KEY_PATTERN, SUMMARY_MAX
 from masrl.living._protocol import Protocol
 from masrl.living._queue import EXCLUDED, INCLUDED, PENDING, Entry, Known, find_entry, read_queue, write_entry
+from masrl.living._text import last_first
 
 SOURCE_NAMES = {"arxiv": "arXiv", "openalex": "OpenAlex (citation snowballing)"}
 
@@ -59,14 +60,6 @@ def _record_decision(session: Session, entry: Entry, decision: dict[str, Any]) -
     write_entry(session.root, entry.data)
 
 
-def _display_name(name: str) -> str:
-    """``Jane Q. Doe`` -> ``Doe, Jane Q.``; names already written family-first stay."""
-    if "," in name:
-        return name
-    parts = name.split()
-    return name if len(parts) < 2 else f"{parts[-1]}, {' '.join(parts[:-1])}"
-
-
 def include(session: Session, entry: Entry, key: str | None) -> str:
     """Scaffold the paper record for *entry*; returns what was done, for the user."""
     from masrl._scaffold import Candidate, house_key, scaffold
@@ -82,15 +75,13 @@ def include(session: Session, entry: Entry, key: str | None) -> str:
     published = str(d.get("published") or "")
     candidate = Candidate(
         title=str(d["title"]),
-        authors=[_display_name(str(a)) for a in d.get("authors") or []],
+        authors=[last_first(str(a)) for a in d.get("authors") or []],
         et_al=False,
         year=int(published[:4]) if published[:4].isdigit() else None,
         venue="arXiv" if arxiv else "",
         url=str(d["url"]),
-        entry_type="article" if arxiv else "misc",
         arxiv=str(arxiv) if arxiv else None,
         doi=str(d["doi"]) if d.get("doi") else None,
-        bibtex={"journal": f"arXiv preprint arXiv:{arxiv}"} if arxiv else {},
         source=f"screening/{entry.id}.yaml",
     )
     taken = {h.name for h in session.loaded.handles if h.kind == "paper" and h.name}
@@ -100,7 +91,9 @@ def include(session: Session, entry: Entry, key: str | None) -> str:
         raise MasrlError(f"--key must be lower-case letters and digits joined by '-', e.g. 'rema2025', not {key!r}")
     elif key in taken or (session.root / PAPERS_DIR / f"{key}.yaml").exists():
         raise MasrlError(f"--key {key!r} is already used by papers/{key}.yaml")
-    text = scaffold(candidate, key, session.taxonomy, origin="discovery", added=session.today)
+    text = scaffold(
+        candidate, key, session.taxonomy, session.loaded.corpus.venues, origin="discovery", added=session.today
+    )
     _create(session.root / PAPERS_DIR / f"{key}.yaml", text)
     _record_decision(session, entry, {"key": key})
     return (

@@ -21,7 +21,7 @@
   var filters = data.filters;
   // Rows arrive without their empty keys (the page carries them inline); give every row the same
   // keys in the same order, so the engine reads them the fast way, the same for every row.
-  var KEYS = ["k", "t", "au", "y", "ve", "ea", "s", "o", "x", "ax", "d", "w", "mw", "cd", "et", "b", "bt", "ba"];
+  var KEYS = ["k", "t", "au", "y", "ve", "ea", "s", "o", "x", "ax", "d", "w", "mw", "cd", "et", "by", "b", "bt", "ba"];
   filters.forEach(function (f) { if (KEYS.indexOf(f.k) === -1) KEYS.push(f.k); });
   // A key a row lacks takes the value given under data.defaults, if any.
   var defaults = data.defaults || {};
@@ -386,11 +386,12 @@
   // -- export of the current view
 
   // The entry `masrl export bib` writes for the row (a test compares them byte for byte): title
-  // and names as BibTeX spells them (bt, ba: only where that differs), the record's extra fields
-  // already escaped (b, or 1 for a preprint's usual journal field), then the identifiers.
+  // and names as BibTeX spells them (bt, ba: only where that differs), the venue's year (by: only
+  // where it differs from the year of first appearance), the fields after it already escaped (b,
+  // or 1 for a preprint's usual journal field), then the identifiers.
   function bibEntry(row) {
     var out = "@" + (row.et || "misc") + "{" + row.k + ",\n\ttitle = {{" + (row.bt || row.t) + "}},\n\tauthor = {" +
-      (row.ba || row.au).join(" and ") + (row.ea ? " and others" : "") + "},\n\tyear = {" + row.y + "}";
+      (row.ba || row.au).join(" and ") + (row.ea ? " and others" : "") + "},\n\tyear = {" + (row.by || row.y) + "}";
     // b = 1 stands for the lone journal field every arXiv preprint carries
     var extra = row.b === 1 ? [["journal", "arXiv preprint arXiv:" + row.ax]] : row.b;
     var hasHow = false;
