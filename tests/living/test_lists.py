@@ -11,7 +11,7 @@ import pytest
 
 from conftest import FIXTURES, REPO, fixture_corpus
 from masrl.corpus._load import load_corpus
-from masrl.living._lists import Listed, ListError, clean_title, ids_in, match_list, read_list
+from masrl.living._lists import Listed, ListError, clean_title, ids_in, match_list, read_list, short_names
 
 LISTS = FIXTURES / "lists"
 CHEN = LISTS / "chen742-awesome-multi-agent-system.md"
@@ -440,3 +440,21 @@ def test_coverage_warns_of_entries_it_could_not_read(listed: Path, run_cli: Any)
     result = run_cli("coverage", "lists/synthetic.bib")
     assert result.exit_code == 0
     assert result.stderr == "lists/synthetic.bib:42: warning: this BibTeX entry cannot be read, so it was left out\n"
+
+
+@pytest.mark.parametrize(
+    ("titled", "expected"),
+    [
+        # a method's name before the colon stands for its record
+        ([("G-Designer: Architecting Topologies", "g-designer2024")], {"gdesigner": "g-designer2024"}),
+        # two records sharing a name: the name alone decides nothing
+        ([("SPIRAL: Self-Play on Zero-Sum Games", "spiral2026"), ("SPIRAL: Learning to Search", "s")], {}),
+        # no colon, or a head too long to be a name
+        ([("Proximal Policy Optimization Algorithms", "ppo2017")], {}),
+        ([("A very long heading that is surely no method name at all: x", "k")], {}),
+    ],
+)
+def test_a_method_named_alone_matches_the_record_it_heads(
+    titled: list[tuple[str, str]], expected: dict[str, str]
+) -> None:
+    assert short_names(titled) == expected

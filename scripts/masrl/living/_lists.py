@@ -587,6 +587,7 @@ class Matched:
 
 
 TITLE_CONTAINED_MIN = 24  # a normalised record title this long found inside a listed title matches it
+SHORT_NAME_MAX = 40  # a title's part before its colon, at most this long, may stand for the record alone
 
 
 class Owners:
@@ -601,13 +602,33 @@ class Owners:
         titles = [(normalise_title(p.title), p.key) for p in corpus.papers]
         titles += [(normalise_title(e.label), e.id) for e in corpus.exclusions]
         self.titles = [(t, owner) for t, owner in titles if len(t) >= TITLE_CONTAINED_MIN]
+        self.names = short_names(
+            [(p.title, p.key) for p in corpus.papers] + [(e.label, e.id) for e in corpus.exclusions]
+        )
 
     def owner(self, arxiv: str | None, doi: str | None, url: str | None, title: str | None) -> str | None:
         owner = self.known.match(arxiv, doi, url, title or "")
         if owner is None and title:
             norm = normalise_title(title)
-            owner = next((o for t, o in self.titles if t in norm), None)
+            owner = next((o for t, o in self.titles if t in norm), None) or self.names.get(norm)
         return owner
+
+
+def short_names(titled: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """The records a list may name by their method's name alone: the part of a title before its
+    first colon ("G-Designer" for "G-Designer: Architecting ..."), normalised, when it is at most
+    SHORT_NAME_MAX characters and no other record's title starts with the same name.
+
+    >>> short_names([("MALT: Improving Reasoning", "malt"), ("SPIRAL: Self-Play", "a"), ("SPIRAL: Search", "b")])
+    {'malt': 'malt'}
+    """
+    seen: dict[str, list[str]] = {}
+    for title, owner in titled:
+        head, colon, _ = title.partition(":")
+        name = normalise_title(head)
+        if colon and name and len(head.strip()) <= SHORT_NAME_MAX:
+            seen.setdefault(name, []).append(owner)
+    return {name: owners[0] for name, owners in seen.items() if len(owners) == 1}
 
 
 def match_list(
