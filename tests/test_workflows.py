@@ -253,7 +253,7 @@ def test_drift_records_offline_and_holds_the_recordings_to_the_ground_truth() ->
     assert '--out "recorded/$FRAMEWORK" --all' in record["run"]
     check = steps["Import and hold to the request log"]
     assert check["env"]["MASRL_OTEL_RECORDINGS"] == "recorded"
-    assert check["run"].startswith("pytest tests/test_trace_otel_ground_truth.py")
+    assert check["run"].startswith("pytest tests/trace/test_trace_otel_ground_truth.py")
     assert "unset PIP_CONSTRAINT" in steps["Install the framework in an environment of its own"]["run"]
 
 
