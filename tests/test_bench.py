@@ -7,6 +7,7 @@ and the command's own errors through the command line.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -150,3 +151,37 @@ def test_one_target_through_the_command_line(tmp_path: Path) -> None:
     assert "<= 0.25 s" in rows[0]
     assert "2 runs each" in run.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]
+
+
+def test_the_grown_corpus_reads_like_the_real_one_and_validates(tmp_path: Path) -> None:
+    from masrl.bench._synth import write_grown_corpus
+    from masrl.corpus._load import load_corpus
+
+    # Arrange
+    real = load_corpus(REPO).corpus
+    entries = len(real.papers) + 20
+    # Act
+    write_grown_corpus(REPO, tmp_path / "grown", entries)
+    loaded = load_corpus(tmp_path / "grown")
+    # Assert: every record validates; the exclusions keep the corpus's ratio
+    assert loaded.ok, [str(p) for p in loaded.problems if p.is_error]
+    grown = loaded.corpus
+    assert len(grown.papers) == entries
+    assert len(grown.exclusions) == round(entries * len(real.exclusions) / len(real.papers))
+    # no text repeats, and the generated records are as long as the real ones they come from
+    for name in ("title", "summary"):
+        texts = [getattr(p, name) for p in grown.papers]
+        assert len(set(texts)) == len(texts), name
+    new = [p for p in grown.papers if re.search(r"-g\d+$", p.key)]
+    assert len(new) == 20
+    for p in new:
+        source = real.paper(p.key.rsplit("-g", 1)[0])
+        assert (len(p.title), len(p.summary), len(p.authors)) == (
+            len(source.title),
+            len(source.summary),
+            len(source.authors),
+        )
+        assert p.tags == {**source.tags, "origin": "discovery"}
+    # the generated corpus is a whole corpus: protocol, claims and site frame are there
+    for name in ("protocol.yaml", "claims.yaml", "README.md", "site/mkdocs.yml"):
+        assert (tmp_path / "grown" / name).is_file(), name

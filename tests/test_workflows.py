@@ -194,7 +194,18 @@ def test_dependabot_schema(tmp_path: Path, text: str | None, code: int, message:
     assert message in result.stdout
 
 
-UPDATES = {u["package-ecosystem"]: u for u in yaml.safe_load(DEPENDABOT.read_text("utf-8"))["updates"]}
+ALL_UPDATES = yaml.safe_load(DEPENDABOT.read_text("utf-8"))["updates"]
+
+
+def _folders(update: dict[str, Any]) -> list[str]:
+    return list(update.get("directories") or [update["directory"]])
+
+
+# The project's own updates (the repository's root); the recording pins of each agent framework's
+# OpenTelemetry fixtures have entries of their own.
+UPDATES = {u["package-ecosystem"]: u for u in ALL_UPDATES if "/" in _folders(u)}
+OTEL_FIXTURES = REPO / "tests" / "fixtures" / "otel"
+RECORDED = sorted(p.parent.name for p in OTEL_FIXTURES.glob("*/requirements.txt"))
 
 
 @pytest.mark.parametrize("ecosystem", ["github-actions", "pip"])
@@ -206,6 +217,44 @@ def test_dependabot_updates_weekly_in_one_group(ecosystem: str) -> None:
 
 def test_dependabot_watches_the_lock() -> None:
     assert {"/", "/.ci"} <= set(UPDATES["pip"]["directories"])
+
+
+@pytest.mark.parametrize("framework", RECORDED)
+def test_dependabot_proposes_each_frameworks_recording_pins_on_their_own(framework: str) -> None:
+    folder = f"/tests/fixtures/otel/{framework}"
+    (update,) = [u for u in ALL_UPDATES if folder in _folders(u)]
+    assert (update["package-ecosystem"], _folders(update), update["schedule"]["interval"]) == (
+        "pip",
+        [folder],
+        "weekly",
+    )
+    assert [group["patterns"] for group in update["groups"].values()] == [["*"]]
+
+
+# --- The weekly re-recording of the OpenTelemetry fixtures ---------------------------------------
+
+DRIFT = yaml.safe_load((WORKFLOWS / "otel-drift.yml").read_text("utf-8"))
+
+
+def test_drift_records_every_framework_weekly_and_on_demand() -> None:
+    triggers = DRIFT[True]  # YAML 1.1 reads the key `on` as true
+    assert set(triggers) == {"schedule", "workflow_dispatch", "pull_request"}
+    assert [s["cron"].split()[4] for s in triggers["schedule"]] == ["2"]  # one day a week
+    assert sorted(DRIFT["jobs"]["record"]["strategy"]["matrix"]["framework"]) == RECORDED
+    assert DRIFT["permissions"] == {"contents": "read"}
+    assert "permissions" not in DRIFT["jobs"]["record"]
+
+
+def test_drift_records_offline_and_holds_the_recordings_to_the_ground_truth() -> None:
+    steps = {s.get("name"): s for s in DRIFT["jobs"]["record"]["steps"]}
+    record = steps["Record offline"]
+    assert {record["env"][k] for k in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")} == {"http://127.0.0.1:9"}
+    assert record["env"]["NO_PROXY"] == "127.0.0.1,localhost"
+    assert '--out "recorded/$FRAMEWORK" --all' in record["run"]
+    check = steps["Import and hold to the request log"]
+    assert check["env"]["MASRL_OTEL_RECORDINGS"] == "recorded"
+    assert check["run"].startswith("pytest tests/trace/test_trace_otel_ground_truth.py")
+    assert "unset PIP_CONSTRAINT" in steps["Install the framework in an environment of its own"]["run"]
 
 
 # --- Jobs: timeouts, pip cache, locked versions --------------------------------------------------

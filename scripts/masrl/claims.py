@@ -10,6 +10,7 @@ from masrl.analysis._claims import show_value, stress_json, stress_text
 from masrl.base._cli_common import ReportedFailure, root_of
 from masrl.base._git import at_option, corpus_at
 from masrl.build import analysis_or_fail
+from masrl.corpus._vocab import SURVEY
 
 ROW_LIMIT = 12  # rows printed per claim; the site lists them all
 
@@ -29,9 +30,15 @@ def _rows(rows: object) -> str:
 @click.option("--quiet", "-q", is_flag=True, help="Print failing claims only.")
 @click.option("--stress", is_flag=True, help="Evaluate every claim under every view of claims.yaml, as a table.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (with --stress: the table).")
+@click.option(
+    "--snapshot",
+    type=click.Choice([SURVEY]),
+    default=None,
+    help="Read only the survey's own records (origin survey): every claim on the corpus as the survey published it.",
+)
 @at_option
 @click.pass_context
-def command(ctx: click.Context, quiet: bool, stress: bool, as_json: bool, at: str | None) -> None:
+def command(ctx: click.Context, quiet: bool, stress: bool, as_json: bool, snapshot: str | None, at: str | None) -> None:
     """Evaluate every claim in claims.yaml and show the rows behind it.
 
     Each claim is evaluated on its own population (the survey snapshot unless it says
@@ -43,7 +50,8 @@ def command(ctx: click.Context, quiet: bool, stress: bool, as_json: bool, at: st
     living corpus, the second reader's tags, near misses retained, strict credit, ...): a
     table of the value per view, marking where the claim holds, then the rows that move a value
     between views. A claim that turns under another view is shown, but only a failure on its
-    own population sets the exit code.
+    own population sets the exit code. With --snapshot survey, only the survey's own records are
+    read, so every claim meets the corpus as the survey published it however much it has grown.
 
     With --at REV, the claims and records of a git revision or release tag are evaluated.
 
@@ -51,12 +59,13 @@ def command(ctx: click.Context, quiet: bool, stress: bool, as_json: bool, at: st
 
     \b
         masrl claims
+        masrl claims --snapshot survey
         masrl claims --stress
         masrl claims --stress --json
         masrl claims --at 2026.12
     """
     with corpus_at(root_of(ctx), at) as root:
-        analysis = analysis_or_fail(root)
+        analysis = analysis_or_fail(root, snapshot)
     outcomes = analysis.outcomes
     failing = [o for o in outcomes if not o.holds]
     if as_json:

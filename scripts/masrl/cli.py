@@ -38,6 +38,7 @@ COMMANDS = {
     "screen": "masrl.living.screen",
     "refresh": "masrl.living.refresh",
     "cache": "masrl.living.cache",
+    "coverage": "masrl.living.coverage",
 }
 
 

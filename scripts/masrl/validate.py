@@ -11,7 +11,7 @@ from masrl.base._problems import Problem, has_errors
 from masrl.corpus._cli import taxonomy_failures
 from masrl.corpus._load import kind_of, load_corpus
 from masrl.corpus._venues import VENUES_FILE
-from masrl.living._protocol import PROTOCOL_FILE, read_protocol
+from masrl.living._protocol import PROTOCOL_FILE, check_with_records
 
 
 def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], int]:
@@ -35,10 +35,10 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
             wanted.add(file.resolve())
     loaded = load_corpus(root, extra)
     problems, files = loaded.problems, loaded.files
+    problems = sorted([*problems, *check_with_records(root, loaded)[1]])
     protocol = root / PROTOCOL_FILE
     if protocol.is_file() and (not paths or protocol.resolve() in {p.resolve() for p in paths}):
-        # protocol.yaml is checked when the whole corpus is, or when it is named.
-        problems = sorted([*problems, *read_protocol(root, loaded.corpus.taxonomy)[1]])
+        # protocol.yaml's own problems count when the whole corpus is checked, or when it is named.
         files += 1
         wanted.add(protocol.resolve())
     if not paths:

@@ -35,14 +35,14 @@ def grown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     )
     paper = re.sub(r"(?m)^(doi|code): .*\n", "", paper)  # the newcomer's own work, not magrpo's
     (root / "papers" / "newcomer2026.yaml").write_text(paper, "utf-8")
-    exclusion = (REPO / "exclusions" / "E001.yaml").read_text("utf-8")
+    exclusion = (REPO / "exclusions" / "E001.yaml").read_text("utf-8")  # E999: a number the corpus has not reached
     exclusion = (
-        exclusion.replace("id: E001", "id: E099")
+        exclusion.replace("id: E001", "id: E999")
         .replace("2305.14325", "2607.00002")
         .replace("origin: survey", "origin: discovery")
         .replace('added: "2026-05-04"', 'added: "2026-07-15"')
     )
-    (root / "exclusions" / "E099.yaml").write_text(exclusion, "utf-8")
+    (root / "exclusions" / "E999.yaml").write_text(exclusion, "utf-8")
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return root
@@ -106,3 +106,26 @@ def test_snapshot_option_accepts_only_known_snapshots(run_cli: Any, monkeypatch:
     result = run_cli("stats", "--snapshot", "living")
     assert result.exit_code == 2
     assert "'living' is not 'survey'" in result.output
+
+
+def test_the_claims_hold_on_the_snapshot_and_the_readme_says_which_turn_on_the_grown_corpus(
+    grown: Path, run_cli: Any
+) -> None:
+    # Act
+    snapshot = run_cli("claims", "--snapshot", "survey")
+    living = run_cli("claims", "--stress", "--json")
+    built = run_cli("build")
+    # Assert: every claim is exact on the survey's records, whatever was added
+    assert snapshot.exit_code == 0, snapshot.output
+    assert snapshot.stderr.startswith("13 of 13 claims hold")
+    turned = [r["id"] for r in json.loads(living.stdout)["claims"] if "living" in r["turns"]]
+    assert "retained-total" in turned
+    assert built.exit_code == 0, built.output
+    readme = (grown / "README.md").read_text("utf-8")
+    sentence = next(line for line in readme.splitlines() if line.startswith("On the survey's snapshot"))
+    assert sentence.startswith(
+        f"On the survey's snapshot, its 116 records as published (`masrl claims --snapshot survey`), 13 of the 13 "
+        f"claims about it hold exactly. On the living corpus, grown to {LIVING['retained'] + 1} entries and "
+        f"{LIVING['excluded'] + 1} exclusions, {len(turned)} of them no longer hold: `retained-total` (84 → "
+    )
+    assert all(f"`{claim}` (" in sentence for claim in turned)

@@ -59,7 +59,7 @@ def expected() -> list[str]:
         f"{b}:33:1: summary: summary must be one sentence ending with '.'",
         f"{b}:34:1: titel: unknown field (did you mean 'title'?); allowed fields are key, title, authors, et_al, "
         "affiliation, year, arxiv, doi, venue, url, more_urls, code, bibtex, category, rl, reward_type, "
-        "credit_unit, topology, scenario, role, verified, evidence_kind, origin, added, changes, strict_credit, "
+        "credit_unit, topology, scenario, role, verified, evidence_kind, origin, added, round, rule, changes, strict_credit, "
         "subdecisions, summary, notes, exceptions",
         f"{b}:35:1: origin: origin must be one of 'survey', 'contributor' or 'discovery', not 'surveyed' "
         "(did you mean 'survey'?)",

@@ -99,6 +99,8 @@ PAPER = {
     "exceptions": {},
     "path": "papers/x.yaml",
     "code": None,
+    "round": None,
+    "rule": None,
 }
 EXCLUSION = {
     "id": "E001",
@@ -116,6 +118,8 @@ EXCLUSION = {
     "note": "Prompted agents only; nothing is trained.",
     "path": "exclusions/E001.yaml",
     "if_retained": None,
+    "round": None,
+    "rule": None,
 }
 READING = {
     "category": "rl_method",
@@ -167,6 +171,7 @@ RECORDS: list[tuple[str, str, str, dict[str, Any]]] = [
         + "strict_credit: true\n"
         + "notes: Tagged from the abstract.\n"
         + "exceptions:\n  industry_is_case: Because it is special.\n"
+        + "round: backfill\nrule: B3\n"
         + 'changes:\n  - date: "2026-06-01"\n    note: Venue updated.\n',
         {
             **PAPER,
@@ -180,6 +185,8 @@ RECORDS: list[tuple[str, str, str, dict[str, Any]]] = [
             "notes": "Tagged from the abstract.",
             "exceptions": {"industry_is_case": "Because it is special."},
             "changes": ({"date": "2026-06-01", "note": "Venue updated."},),
+            "round": "backfill",
+            "rule": "B3",
         },
     ),
     # -- exclusions: a plain one, and near misses with and without the optional retained fields
@@ -206,9 +213,12 @@ RECORDS: list[tuple[str, str, str, dict[str, Any]]] = [
         + "  strict_credit: true\n"
         + "  subdecisions:\n"
         + _indent(O1, "    ")
-        + "  basis: Its router is trained, on one agent.\n",
+        + "  basis: Its router is trained, on one agent.\n"
+        + "round: backfill\nrule: exclusion 2\n",
         {
             **EXCLUSION,
+            "round": "backfill",
+            "rule": "exclusion 2",
             "if_retained": {
                 "tags": {k: TAGS[k] for k in ("category", "rl", "reward_type", "credit_unit", "topology", "scenario")},
                 "strict_credit": True,

@@ -144,7 +144,7 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
         P + "titel: Another\n",
         1,
         [
-            "papers/x.yaml:24:1: titel: unknown field (did you mean 'title'?); allowed fields are key, title, authors, et_al, affiliation, year, arxiv, doi, venue, url, more_urls, code, bibtex, category, rl, reward_type, credit_unit, topology, scenario, role, verified, evidence_kind, origin, added, changes, strict_credit, subdecisions, summary, notes, exceptions"
+            "papers/x.yaml:24:1: titel: unknown field (did you mean 'title'?); allowed fields are key, title, authors, et_al, affiliation, year, arxiv, doi, venue, url, more_urls, code, bibtex, category, rl, reward_type, credit_unit, topology, scenario, role, verified, evidence_kind, origin, added, round, rule, changes, strict_credit, subdecisions, summary, notes, exceptions"
         ],
     ),
     (

@@ -437,6 +437,9 @@ def test_a_copy_without_the_registry_fails_with_one_message(
     root = tmp_path / "c"
     shutil.copytree(REPO / "papers", root / "papers")
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
+    # the protocol whose rules records name, with the exclusions its rules cite as precedents
+    shutil.copy(REPO / "protocol.yaml", root / "protocol.yaml")
+    shutil.copytree(REPO / "exclusions", root / "exclusions")
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     result = run_cli("validate")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import re
 import shutil
 import sys
 import threading
@@ -25,7 +26,7 @@ def _route(path: str, query: dict[str, str]) -> tuple[int, str | None]:
     """The recorded answer for one request: (status, fixture file name or None)."""
     if path == "/arxiv/query":
         if "id_list" in query:
-            return 200, "arxiv-ids.xml"
+            return 200, "arxiv-list-ids.xml" if "2609.44444" in query["id_list"] else "arxiv-ids.xml"
         search = query.get("search_query", "")
         if search.startswith('ti:"Gamma'):
             return 200, "arxiv-title-gamma.xml"
@@ -97,9 +98,11 @@ def services(monkeypatch: pytest.MonkeyPatch) -> Iterator[Services]:
 
 @pytest.fixture
 def living(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The small fixture corpus with the repository's protocol.yaml."""
+    """The small fixture corpus with the repository's protocol.yaml, whose boundary rules keep
+    their cases but not their precedents (records of the repository, not of this corpus)."""
     root = fixture_corpus("small", tmp_path, monkeypatch)
-    shutil.copy(REPO / "protocol.yaml", root / "protocol.yaml")
+    text = (REPO / "protocol.yaml").read_text("utf-8")
+    (root / "protocol.yaml").write_text(re.sub(r"\n +precedents: \[[^\]]*\]", "", text), "utf-8")
     return root
 
 
@@ -260,6 +263,19 @@ def test_a_list_made_by_hand_goes_through_the_same_checks(living: Path, run_cli:
     assert entry["status"] == "pending"
 
 
+def test_a_candidate_whose_first_date_was_not_read_is_queued_without_one(living: Path, run_cli: Any) -> None:
+    # Arrange: a listing that showed only the month; the date is left out rather than made up
+    text = '- arxiv: "2611.55555"\n  title: A Team Trained Together\n  url: https://arxiv.org/abs/2611.55555\n  query_family: orchestration\n'
+    (living / "found.yaml").write_text(text, "utf-8")
+    # Act
+    result = run_cli("discover", "--source", "manual", "--from", "found.yaml", "--since", "2026-11-01", "--json")
+    # Assert
+    assert result.exit_code == 0, result.output
+    assert [r["id"] for r in json.loads(result.stdout)] == ["2611.55555"]
+    entry = load_path(living / "screening" / "2611.55555.yaml").data
+    assert (entry["status"], entry["published"]) == ("pending", "")
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -280,6 +296,10 @@ def test_a_list_made_by_hand_goes_through_the_same_checks(living: Path, run_cli:
         (
             '- arxiv: "2611.44444"\n  title: T\n  published: 2 Nov 2026\n  url: https://x.org\n  query_family: safety\n',
             "found.yaml:3:3: [0].published: published must be a date written YYYY-MM-DD, not '2 Nov 2026'",
+        ),
+        (
+            '- arxiv: "2611.44444"\n  title: T\n  published: 20261102\n  url: https://x.org\n  query_family: safety\n',
+            "found.yaml:3:3: [0].published: published must be a date written YYYY-MM-DD, not 20261102",
         ),
         (
             '- arxiv: "2611.44444"\n  titel: T\n  published: "2026-11-02"\n  url: https://x.org\n  query_family: safety\n',
@@ -328,6 +348,114 @@ def test_discover_without_a_protocol_names_the_file(living: Path, run_cli: Any) 
     result = _discover(run_cli)
     assert result.exit_code == 1
     assert result.stdout.startswith("protocol.yaml:1:1: (record): protocol.yaml not found in ")
+
+
+# ---------------------------------------------------------------------------------------------
+# discover from a curated list
+
+
+def test_discover_from_a_list_flags_the_known_and_queues_the_rest_with_arxivs_facts(
+    living: Path, services: Services, run_cli: Any
+) -> None:
+    # Arrange
+    shutil.copy(RECORDED / "list.md", living / "list.md")
+    # Act
+    result = run_cli("discover", "--source", "list", "list.md", "--round", "backfill")
+    # Assert
+    assert result.exit_code == 0, result.output
+    known = sorted(" ".join(line.split()) for line in result.stdout.splitlines() if line.startswith("known"))
+    assert known == [
+        "known 2305.00009 is E001: A prompted debate, listed again",  # by its arXiv id in the text
+        "known 2501.00001 is alpha: Alpha teams",  # by its arXiv id, another version
+        "known title-gamma-a-benchmark-of-agent-teams is gamma: Gamma, A Benchmark of Agent-Teams!",  # by title
+    ]
+    assert result.stderr.endswith(
+        "6 candidates from list.md: 3 known, 0 already queued, 3 new, 3 written to screening/\n"
+    )
+    assert sorted(p.name for p in (living / "screening").iterdir()) == [
+        "2609.44444.yaml",
+        "2609.55555.yaml",
+        "title-learning-to-vote-in-agent-committees.yaml",
+    ]
+    fetched = load_path(living / "screening" / "2609.44444.yaml").data
+    assert {k: fetched[k] for k in ("source", "query", "round", "title", "authors", "published", "url")} == {
+        "source": "list",
+        "query": "list.md:7",
+        "round": "backfill",
+        "title": "Training Orchestrators to Delegate to Frozen Agent Teams",
+        "authors": ["Ada Example", "Bo Sample"],
+        "published": "2026-09-14",
+        "url": "https://arxiv.org/abs/2609.44444",
+    }
+    assert fetched["abstract"].startswith("We train an orchestrator with reinforcement learning")
+    # not on arXiv (no entry in the answer): the list's own facts
+    listed = load_path(living / "screening" / "2609.55555.yaml").data
+    assert (listed["title"], listed["abstract"], listed["published"]) == ("An untrained committee of critics", "", "")
+    title_only = load_path(living / "screening" / "title-learning-to-vote-in-agent-committees.yaml").data
+    assert title_only["url"] == "https://openreview.net/forum?id=vote"
+    assert [r for r in services.requests if "id_list" in r] == [
+        "/arxiv/query?id_list=2609.44444%2C2609.55555&max_results=2"
+    ]
+
+
+def test_a_list_candidate_is_screened_with_the_list_named(living: Path, services: Services, run_cli: Any) -> None:
+    shutil.copy(RECORDED / "list.md", living / "list.md")
+    assert run_cli("discover", "--source", "list", "list.md", "--round", "backfill").exit_code == 0
+    result = run_cli(
+        "screen", "2609.55555", "--exclude", "no_rl", "--rule", "exclusion 1", "--note", "Prompted critics only."
+    )
+    assert result.exit_code == 0, result.output
+    data = load_path(living / "exclusions" / "E003.yaml").data
+    assert (data["source"], data["query_family"], data["round"], data["rule"]) == (
+        "curated list",
+        "curated list (list.md)",
+        "backfill",
+        "exclusion 1",
+    )
+
+
+def test_discover_from_a_list_offline_asks_no_service(living: Path, services: Services, run_cli: Any) -> None:
+    shutil.copy(RECORDED / "list.md", living / "list.md")
+    result = run_cli("discover", "--source", "list", "list.md", "--offline", "--json", "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert services.requests == []
+    new = [c for c in json.loads(result.stdout) if not c["known"]]
+    assert sorted((c["id"], c["title"], c["query"]) for c in new) == [
+        ("2609.44444", "Orchestrators for frozen teams", "list.md:7"),
+        ("2609.55555", "An untrained committee of critics", "list.md:11"),
+        ("title-learning-to-vote-in-agent-committees", "Learning to Vote in Agent Committees", "list.md:12"),
+    ]
+    assert not (living / "screening").exists()
+
+
+def test_a_listed_paper_with_no_link_is_named_not_queued(living: Path, services: Services, run_cli: Any) -> None:
+    (living / "refs.csv").write_text("title\nA Title Nobody Links To Anywhere\n", "utf-8")
+    result = run_cli("discover", "--source", "list", "refs.csv", "--offline")
+    assert result.exit_code == 0, result.output
+    assert (
+        "note: refs.csv:2: 'A Title Nobody Links To Anywhere' has no link or identifier, so it cannot be queued\n"
+        in result.stderr
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--source", "list"), "Error: --source list and the list FILEs go together: masrl discover --source list FILE...\n"),
+        (("list.md",), "Error: --source list and the list FILEs go together: masrl discover --source list FILE...\n"),
+        (("--source", "arxiv", "--offline"), "Error: --offline goes with --source list\n"),
+        (("--source", "list", "list.md", "--since", "2026-01-01"), "Error: a list has no date window: --since and --until go with the searches\n"),
+        (("--source", "list", "nowhere.md"), "Error: nowhere.md: no such file\n"),
+        (("--source", "list", "list.md", "--round", "round-1"), "Error: --round must be a discovery round of protocol.yaml (round-2, backfill), not 'round-1'\n"),
+    ],
+)  # fmt: skip
+def test_discover_from_a_list_refuses_bad_options(
+    living: Path, services: Services, run_cli: Any, args: tuple[str, ...], message: str
+) -> None:
+    shutil.copy(RECORDED / "list.md", living / "list.md")
+    result = run_cli("discover", *args)
+    assert (result.exit_code, result.stderr) == (1, message)
+    assert not (living / "screening").exists()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -426,6 +554,12 @@ def test_an_interrupted_decision_is_completed_on_the_next_run(queued: Path, run_
         (("2609.11111", "--include", "--key", "Bad Key"), "Error: --key must be lower-case letters and digits joined by '-', e.g. 'rema2025', not 'Bad Key'\n"),
         (("2609.11111", "--include", "--key", "alpha"), "Error: --key 'alpha' is already used by papers/alpha.yaml\n"),
         (("2609.11111", "--include", "--note", "x."), "Error: --reason, --stage and --note go with --exclude\n"),
+        (("2609.11111", "--include", "--rule", "B7"), "Error: --rule must be one of B1, B2, B3, B4, B5, B6, B8, inclusion 1, inclusion 2, inclusion 3, inclusion 4, inclusion 5 to include, not 'B7'; B7 decides only the other way\n"),
+        (("2609.11111", "--exclude", "no_rl", "--note", "x.", "--rule", "B4"), "Error: --rule must be one of B1, B2, B3, B5, B6, B7, B8, exclusion 1, exclusion 2, exclusion 3, exclusion 4, exclusion 5 to exclude, not 'B4'; B4 decides only the other way\n"),
+        (("2609.11111", "--include", "--rule", "B12"), "Error: --rule must be one of B1, B2, B3, B4, B5, B6, B8, inclusion 1, inclusion 2, inclusion 3, inclusion 4, inclusion 5 to include, not 'B12'\n"),
+        (("2609.11111", "--include", "--round", "round-1"), "Error: --round must be a discovery round of protocol.yaml (round-2, backfill), not 'round-1'\n"),
+        (("2609.11111", "--rules"), "Error: --rules lists the rules and takes no other option\n"),
+        (("--rule", "B3"), "Error: give the candidate's ID with --include or --exclude\n"),
     ],
 )  # fmt: skip
 def test_screen_refuses_bad_decisions_and_writes_nothing(
@@ -457,17 +591,84 @@ def test_a_decided_candidate_is_not_decided_twice(queued: Path, run_cli: Any) ->
 
 
 def test_the_interactive_walk_shows_why_and_records_each_answer(queued: Path, run_cli: Any) -> None:
-    # Act: include the first, skip the second, exclude the third (reason 4, default stage), stop.
-    result = run_cli("screen", input="i\ns\ne\n4\n\nNo agents at all.\nq\n")
+    # Act: include the first (citing B3 after asking for the rules in full and one wrong answer),
+    # skip the second, exclude the third (reason 4, default stage, no rule), stop.
+    result = run_cli("screen", input="i\n?\nB7\nB3\ns\ne\n4\n\n\nNo agents at all.\nq\n")
     # Assert
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "[1/3] " in out
     assert "why: " in out
     assert "score " in out
-    statuses = {p.stem: load_path(p).data["status"] for p in (queued / "screening").glob("*.yaml")}
-    assert sorted(statuses.values()) == ["excluded", "included", "pending"]
+    assert "    B1  A trained router, topology or orchestrator over frozen agents\n" in out
+    assert "    B7  LLM-assisted classical MARL\n" in out  # offered when excluding, not when including
+    assert out.count("    B7  LLM-assisted classical MARL\n") == 1
+    assert "      include (inclusion 1): The partners are LLM agents acting in the same episode" in out
+    assert (
+        "  --rule must be one of B1, B2, B3, B4, B5, B6, B8, inclusion 1, inclusion 2, inclusion 3, inclusion 4, inclusion 5 to include, not 'B7'; B7 decides only the other way\n"
+        in out
+    )
+    entries = {p.stem: load_path(p).data for p in (queued / "screening").glob("*.yaml")}
+    assert sorted(e["status"] for e in entries.values()) == ["excluded", "included", "pending"]
+    included = next(e for e in entries.values() if e["status"] == "included")
+    assert included["decision"]["rule"] == "B3"
+    assert "rule: B3" in (queued / "papers" / f"{included['decision']['key']}.yaml").read_text("utf-8").splitlines()
+    excluded = next(e for e in entries.values() if e["status"] == "excluded")
+    assert "rule" not in excluded["decision"]
     assert result.stderr.endswith("1 included, 1 excluded, 1 skipped\n")
+
+
+def test_screen_cites_the_rule_and_names_the_round(queued: Path, run_cli: Any) -> None:
+    # Act
+    included = run_cli("screen", "2609.11111", "--include", "--rule", "B3", "--round", "backfill")
+    excluded = run_cli(
+        "screen", "2610.33333", "--exclude", "out_of_scope", "--rule", "B7", "--round", "backfill",
+        "--note", "An LLM writes rewards for conventional RL agents.",
+    )  # fmt: skip
+    # Assert
+    assert (included.exit_code, excluded.exit_code) == (0, 0), included.output + excluded.output
+    paper = (queued / "papers" / "learning-to-delegate2026.yaml").read_text("utf-8").splitlines()
+    assert paper[paper.index("origin: discovery") + 2 : paper.index("origin: discovery") + 4] == [
+        "round: backfill",
+        "rule: B3",
+    ]
+    data = load_path(queued / "exclusions" / "E003.yaml").data
+    assert (data["round"], data["rule"]) == ("backfill", "B7")
+    decisions = [load_path(queued / "screening" / f"{i}.yaml").data["decision"] for i in ("2609.11111", "2610.33333")]
+    assert [d["rule"] for d in decisions] == ["B3", "B7"]
+    assert run_cli("validate", "exclusions").exit_code == 0
+
+
+def test_a_queue_file_that_names_its_round_passes_it_to_the_record(queued: Path, run_cli: Any) -> None:
+    path = queued / "screening" / "2610.33333.yaml"
+    path.write_text(path.read_text("utf-8").replace("score:", "round: backfill\nscore:", 1), "utf-8")
+    assert run_cli("screen", "2610.33333", "--exclude", "no_rl", "--note", "Not agents.").exit_code == 0
+    assert load_path(queued / "exclusions" / "E003.yaml").data["round"] == "backfill"
+
+
+def test_screen_lists_the_rules(living: Path, run_cli: Any) -> None:
+    result = run_cli("screen", "--rules")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[:2] == [
+        "Boundary rules (protocol.yaml boundary_rules; cite one with --rule B<n>):",
+        "  B1  A trained router, topology or orchestrator over frozen agents",
+    ]
+    assert [line[2:5] for line in lines if line.startswith("  B")] == [f"B{n} " for n in range(1, 9)]
+    assert "Inclusion rules (cite one with --rule 'inclusion <n>'):" in lines
+    assert "  exclusion 1: A prompted agent framework, with no training. (no_rl)" in lines
+    assert any(line.startswith("      exclude (single_agent): A router hands each query to one") for line in lines)
+
+
+def test_the_rules_name_their_precedents() -> None:
+    from masrl.corpus._vocab import load_taxonomy
+    from masrl.living._protocol import load_protocol
+    from masrl.living.screen import rules_text
+
+    text = rules_text(load_protocol(REPO, load_taxonomy(REPO)), "exclude")
+    assert "        answer. [E032]\n" in text
+    assert "include (" not in text
+    assert "Inclusion rules" not in text
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import EXCLUSION_TEXT, PAPER_TEXT, REPO, replace_line
@@ -68,23 +69,23 @@ def test_the_protocol_holds_the_surveys_facts() -> None:
     ("old", "new", "expected"),
     [
         # shape and vocabulary (from the schema)
-        ("version: 1\n", "", ["protocol.yaml:21:1: version: version is required"]),
-        ("version: 1\n", "version: 1\nextra: 2\n", ["protocol.yaml:21:1: extra: unknown field; allowed fields are version, sources, query_families, inclusion, exclusion, stages, rounds"]),
-        ("stages: [abstract_screen,", "stages: [abstract_scren,", ["protocol.yaml:99:10: stages[0]: stages must be one of 'abstract_screen', 'full_text_screen', 'artifact_screen', 'duplicate_screen', not 'abstract_scren' (did you mean 'abstract_screen'?)"]),
-        ("reasons: [no_rl]", "reasons: [no_rll]", ["protocol.yaml:85:15: exclusion[0].reasons[0]: reasons must be one of 'no_rl', 'single_agent', 'no_mas_mechanism', 'out_of_scope', 'background_only', 'superseded', 'duplicate', 'insufficient_detail', 'no_trace_instrumentation', not 'no_rll' (did you mean 'no_rl'?)"]),
-        ("  - id: multi_agent_llm_rl\n", "  - id: Multi Agent\n", ["protocol.yaml:41:5: query_families[0].id: id must be a lower-case id (letters, digits, _ or -), not 'Multi Agent'"]),
-        ('    start: "2026-04-26"\n', '    start: 26 April 2026\n', ["protocol.yaml:104:5: rounds[0].start: start must be a date written YYYY-MM-DD, not '26 April 2026'"]),
-        ("    discover: arxiv\n", "    discover: arxive\n", ["protocol.yaml:25:5: sources[0].discover: discover must be one of 'arxiv', 'openalex', not 'arxive' (did you mean 'arxiv'?)"]),
-        ("      identified: 116\n", "      identified: many\n", ["protocol.yaml:109:7: rounds[0].reported.identified: identified must be a whole number, not text"]),
-        ("  - id: 1\n    text: It trains", "  - id: 0\n    text: It trains", ["protocol.yaml:71:5: inclusion[0].id: id must be at least 1, not 0"]),
+        ("version: 1\n", "", ["protocol.yaml:29:1: version: version is required"]),
+        ("version: 1\n", "version: 1\nextra: 2\n", ["protocol.yaml:29:1: extra: unknown field; allowed fields are version, sources, query_families, inclusion, exclusion, boundary_rules, stages, rounds"]),
+        ("stages: [abstract_screen,", "stages: [abstract_scren,", ["protocol.yaml:225:10: stages[0]: stages must be one of 'abstract_screen', 'full_text_screen', 'artifact_screen', 'duplicate_screen', not 'abstract_scren' (did you mean 'abstract_screen'?)"]),
+        ("reasons: [no_rl]", "reasons: [no_rll]", ["protocol.yaml:98:15: exclusion[0].reasons[0]: reasons must be one of 'no_rl', 'single_agent', 'no_mas_mechanism', 'out_of_scope', 'background_only', 'superseded', 'duplicate', 'insufficient_detail', 'no_trace_instrumentation', not 'no_rll' (did you mean 'no_rl'?)"]),
+        ("  - id: multi_agent_llm_rl\n", "  - id: Multi Agent\n", ["protocol.yaml:54:5: query_families[0].id: id must be a lower-case id (letters, digits, _ or -), not 'Multi Agent'"]),
+        ('    start: "2026-04-26"\n', '    start: 26 April 2026\n', ["protocol.yaml:230:5: rounds[0].start: start must be a date written YYYY-MM-DD, not '26 April 2026'"]),
+        ("    discover: arxiv\n", "    discover: arxive\n", ["protocol.yaml:33:5: sources[0].discover: discover must be one of 'arxiv', 'openalex', 'list', not 'arxive' (did you mean 'arxiv'?)"]),
+        ("      identified: 116\n", "      identified: many\n", ["protocol.yaml:235:7: rounds[0].reported.identified: identified must be a whole number, not text"]),
+        ("  - id: 1\n    text: It trains", "  - id: 0\n    text: It trains", ["protocol.yaml:84:5: inclusion[0].id: id must be at least 1, not 0"]),
         # rules across items
-        ("  - id: credit_assignment\n", "  - id: multi_agent_llm_rl\n", ["protocol.yaml:45:5: query_families[1].id: id 'multi_agent_llm_rl' is already used by query_families[0]"]),
+        ("  - id: acl_anthology\n", "  - id: arxiv\n", ["protocol.yaml:34:5: sources[1].id: id 'arxiv' is already used by sources[0]"]),
         ('    end: "2026-12-01"\n', '    end: "2026-05-01"\n', [
-            "protocol.yaml:115:5: rounds[1].end: end 2026-05-01 must not be before start 2026-05-04",
-            "protocol.yaml:116:5: rounds[1].cutoff: cutoff 2026-12-01 must lie in the window 2026-05-04 to 2026-05-01",
+            "protocol.yaml:241:5: rounds[1].end: end 2026-05-01 must not be before start 2026-05-04",
+            "protocol.yaml:242:5: rounds[1].cutoff: cutoff 2026-12-01 must lie in the window 2026-05-04 to 2026-05-01",
         ]),
-        ('    cutoff: "2026-12-01"\n', '    cutoff: "2026-02-30"\n', ["protocol.yaml:116:5: rounds[1].cutoff: cutoff must be a real date, not '2026-02-30'"]),
-        ("    origin: discovery\n", "    origin: survey\n", ["protocol.yaml:117:5: rounds[1].origin: only one round can own the survey's records (origin survey)"]),
+        ('    cutoff: "2026-12-01"\n', '    cutoff: "2026-02-30"\n', ["protocol.yaml:242:5: rounds[1].cutoff: cutoff must be a real date, not '2026-02-30'"]),
+        ("    origin: discovery\n", "    origin: survey\n", ["protocol.yaml:243:5: rounds[1].origin: only one round can own the survey's records (origin survey)"]),
     ],
 )  # fmt: skip
 def test_every_mistake_is_named_with_its_line(old: str, new: str, expected: list[str]) -> None:
@@ -97,9 +98,11 @@ def test_rounds_out_of_order_are_refused() -> None:
         '  - id: round-0\n    label: Earlier\n    start: "2026-01-01"\n    end: "2026-02-01"\n'
         '    cutoff: "2026-02-01"\n    origin: discovery\n'
     )
+    line = PROTOCOL_TEXT.count("\n") + 5  # the appended round's cutoff
+    n = len(PROTOCOL.rounds)
     assert _problems(text) == [
-        "protocol.yaml:122:5: rounds[2].cutoff: rounds must be listed oldest first: cutoff 2026-02-01 is not after rounds[0]'s 2026-05-04",
-        "protocol.yaml:122:5: rounds[2].cutoff: rounds must be listed oldest first: cutoff 2026-02-01 is not after rounds[1]'s 2026-12-01",
+        f"protocol.yaml:{line}:5: rounds[{n}].cutoff: rounds must be listed oldest first: cutoff 2026-02-01 is not after rounds[{i}]'s {r.cutoff}"
+        for i, r in enumerate(PROTOCOL.rounds)
     ]
 
 
@@ -125,7 +128,7 @@ def test_validate_reports_protocol_problems_with_the_records(repo_copy: Path, ru
     path.write_text(path.read_text("utf-8").replace("stages: [abstract_screen,", "stages: [abstract,"), "utf-8")
     result = run_cli("validate")
     assert result.exit_code == 1
-    assert result.stdout.startswith("protocol.yaml:99:10: stages[0]: stages must be one of")
+    assert result.stdout.startswith("protocol.yaml:225:10: stages[0]: stages must be one of")
     assert run_cli("validate", "protocol.yaml").exit_code == 1
     assert run_cli("validate", "papers").exit_code == 0
     assert run_cli("build").exit_code == 1
@@ -222,6 +225,7 @@ _JSONISH = st.one_of(
 )
 
 
+@settings(deadline=None)  # the protocol is a few hundred lines; a busy machine can take 200 ms
 @given(st.data())
 def test_the_hand_walk_of_the_schema_agrees_with_jsonschema(data: Any) -> None:
     from conftest import value_paths
@@ -238,3 +242,294 @@ def test_the_hand_walk_of_the_schema_agrees_with_jsonschema(data: Any) -> None:
     schema = protocol_schema(TAXONOMY)
     ours = list(_schema_problems(Document(doc, {}), schema, "protocol.yaml"))
     assert (not ours) == jsonschema.Draft202012Validator(schema).is_valid(doc), (path, value, ours)
+
+
+# ---------------------------------------------------------------------------------------------
+# boundary rules, named rounds and their sources
+
+
+def _line_of(text: str, needle: str, after: str = "") -> int:
+    """The 1-based line on which *needle* first stands (after the first *after*)."""
+    start = text.index(after) if after else 0
+    return text[: text.index(needle, start)].count("\n") + 1
+
+
+B3 = "  - id: B3\n"
+BACKFILL = "  - id: backfill\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        # shape (from the schema)
+        (B3, "  - id: b3\n", "boundary_rules[2].id: id must be B and a number, e.g. 'B3', not 'b3'"),
+        ("      - decision: include\n        inclusion: 1\n        when: The partners", "      - decision: maybe\n        inclusion: 1\n        when: The partners", "boundary_rules[2].cases[0].decision: decision must be one of 'include', 'exclude', not 'maybe'"),
+        ("precedents: [searchswarm2026, paramanager, tandem-rl2026]", "precedents: [Search Swarm]", "boundary_rules[2].cases[0].precedents[0]: precedents must be a paper key or an exclusion id such as 'E032', not 'Search Swarm'"),
+        ("precedents: [searchswarm2026, paramanager, tandem-rl2026]", "precedents: [paramanager, paramanager]", "boundary_rules[2].cases[0].precedents: precedents must not repeat an item"),
+        ("        reasons: [single_agent]\n        when: The partner", "        reasons: [single_agnet]\n        when: The partner", "boundary_rules[2].cases[1].reasons[0]: reasons must be one of 'no_rl', 'single_agent', 'no_mas_mechanism', 'out_of_scope', 'background_only', 'superseded', 'duplicate', 'insufficient_detail', 'no_trace_instrumentation', not 'single_agnet' (did you mean 'single_agent'?)"),
+        ("    title: One trained agent with frozen or simulated partners\n", "", "boundary_rules[2].title: title is required"),
+        ("    membership: named\n", "    membership: by-name\n", "rounds[2].membership: membership must be one of 'window', 'named', not 'by-name' (did you mean 'named'?)"),
+        # what a schema cannot say
+        ("  - id: B4\n", "  - id: B3\n", "boundary_rules[3].id: id 'B3' is already used by boundary_rules[2]"),
+        ("        inclusion: 1\n        when: The partners", "        when: The partners", "boundary_rules[2].cases[0].decision: an include case names the inclusion rule it holds under (inclusion: N)"),
+        ("        inclusion: 1\n        when: The partners", "        inclusion: 9\n        when: The partners", "boundary_rules[2].cases[0].inclusion: inclusion must be the number of an inclusion rule (1, 2, 3, 4, 5), not 9"),
+        ("        inclusion: 1\n        when: The partners", "        inclusion: 1\n        reasons: [no_rl]\n        when: The partners", "boundary_rules[2].cases[0].reasons: an include case records no reason codes; they belong to exclude cases"),
+        ("        reasons: [single_agent]\n        when: The partner", "        when: The partner", "boundary_rules[2].cases[1].decision: an exclude case lists the reason codes it records (reasons: [...])"),
+        ("        reasons: [single_agent]\n        when: The partner", "        reasons: [single_agent]\n        inclusion: 1\n        when: The partner", "boundary_rules[2].cases[1].inclusion: an exclude case holds under no inclusion rule; give its reasons"),
+    ],
+)  # fmt: skip
+def test_every_boundary_rule_mistake_is_named_with_its_line(old: str, new: str, expected: str) -> None:
+    assert old in PROTOCOL_TEXT
+    text = PROTOCOL_TEXT.replace(old, new, 1)
+    field = expected.split(":", 1)[0]
+    problems = _problems(text)
+    assert [p.split(": ", 1)[1] for p in problems] == [expected]
+    # the line is the line of the field named (or of its item, when the field is missing)
+    line = int(problems[0].split(":")[1])
+    assert text.splitlines()[line - 1].strip().startswith(("-", field.rsplit(".", 1)[-1].split("[")[0]))
+
+
+def _with_backfill(extra: str) -> str:
+    """The repository's protocol, its backfill round (the last) given *extra* lines (its sources) instead of its own."""
+    head, backfill = PROTOCOL_TEXT.split(BACKFILL)
+    return head + BACKFILL + backfill.split("    sources:\n")[0] + extra
+
+
+SOURCE = """    sources:
+      - source: curated_lists
+        name: example/awesome-list, README.md
+        date: "2026-12-01"
+        url: https://github.com/example/awesome-list
+        version: 0123456789abcdef0123456789abcdef01234567
+      - source: arxiv
+        name: arXiv listing, multi-agent LLM RL
+        date: "2026-11-20"
+        query_family: multi_agent_llm_rl
+        start: "2023-01-01"
+        end: "2023-06-30"
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("source: curated_lists", "source: github", "rounds[2].sources[0].source: source must be one of the protocol's sources (arxiv, acl_anthology, openreview, snowballing, project_pages, company_reports, classical_marl, curated_lists, surveys), not 'github'"),
+        ("query_family: multi_agent_llm_rl", "query_family: multi_agent", "rounds[2].sources[1].query_family: query_family must be one of multi_agent_llm_rl, credit_assignment, orchestration, tool_software_agents, safety, classical_marl, industrial_systems, not 'multi_agent' (did you mean 'multi_agent_llm_rl'?)"),
+        ('end: "2023-06-30"', 'end: "2022-06-30"', "rounds[2].sources[1].end: end 2022-06-30 must not be before start 2023-01-01"),
+        ('date: "2026-11-20"', 'date: "2026-11-31"', "rounds[2].sources[1].date: date must be a real date, not '2026-11-31'"),
+        ("url: https://github.com/example/awesome-list", "url: github.com/example", "rounds[2].sources[0].url: url must be an http(s) URL with no spaces, not 'github.com/example'"),
+        ("        name: example/awesome-list, README.md\n", "", "rounds[2].sources[0].name: name is required"),
+    ],
+)  # fmt: skip
+def test_a_rounds_sources_are_checked(old: str, new: str, expected: str) -> None:
+    assert _problems(_with_backfill(SOURCE)) == []
+    problems = _problems(_with_backfill(SOURCE.replace(old, new)))
+    assert [p.split(": ", 1)[1] for p in problems] == [expected]
+
+
+def test_only_a_round_of_named_records_may_overlap_or_share_a_cutoff() -> None:
+    # Arrange: the backfill round (2023-01-01 to 2026-12-01) shares round 2's cutoff; moved to end
+    # later, it overlaps round 2's window
+    shared = PROTOCOL_TEXT.replace("    membership: named\n", "")
+    later = PROTOCOL_TEXT.replace(
+        'end: "2026-12-01"\n    cutoff: "2026-12-01"\n    origin: discovery\n    membership',
+        'end: "2026-12-05"\n    cutoff: "2026-12-05"\n    origin: discovery\n    membership',
+    )
+    overlapping = later.replace("    membership: named\n", "")
+    cutoff = _line_of(shared, '    cutoff: "2026-12-01"', BACKFILL)
+    start = _line_of(overlapping, '    start: "2023-01-01"', BACKFILL)
+    # Act, Assert
+    assert _problems(PROTOCOL_TEXT) == []
+    assert _problems(later) == []
+    assert _problems(shared) == [
+        f"protocol.yaml:{cutoff}:5: rounds[2].cutoff: rounds must be listed oldest first: cutoff 2026-12-01 is not after rounds[1]'s 2026-12-01",
+    ]
+    assert _problems(overlapping) == [
+        f"protocol.yaml:{start}:5: rounds[2].start: the window overlaps rounds[1] (2026-05-04 to 2026-12-01); a discovery record must belong to one round",
+    ]
+    survey = PROTOCOL_TEXT.replace("    origin: survey\n", "    origin: survey\n    membership: named\n")
+    line = _line_of(survey, "    membership: named")
+    assert _problems(survey) == [
+        f"protocol.yaml:{line}:5: rounds[0].membership: only a discovery round can own the records that name it"
+    ]
+
+
+def test_the_repository_declares_the_boundary_rules_and_the_backfill_round() -> None:
+    assert [b.id for b in PROTOCOL.boundary_rules] == ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8"]
+    assert [b.decision for b in PROTOCOL.boundary_rules] == ["include"] * 6 + ["exclude"] * 2
+    backfill = PROTOCOL.round("backfill")
+    assert (backfill.start, backfill.end, backfill.cutoff, backfill.origin, backfill.named) == (
+        "2023-01-01",
+        "2026-12-01",
+        "2026-12-01",
+        "discovery",
+        True,
+    )
+    assert PROTOCOL.rule_refs("exclude")[:5] == ("B1", "B2", "B3", "B5", "B6")
+    assert "inclusion 1" in PROTOCOL.rule_refs("include")
+    assert "exclusion 5" in PROTOCOL.rule_refs("exclude")
+
+
+@pytest.mark.parametrize(
+    ("origin", "added", "named", "expected"),
+    [
+        ("discovery", "2026-12-01", None, "round-2"),  # the backfill round owns no record by date
+        ("discovery", "2026-12-01", "backfill", "backfill"),
+        ("discovery", "2027-01-05", "backfill", "backfill"),  # named: the date does not matter
+        ("discovery", "2026-06-01", "round-2", "round-2"),
+    ],
+)
+def test_a_record_that_names_its_round_belongs_to_it(origin: str, added: str, named: str | None, expected: str) -> None:
+    paper = _paper(origin, added)
+    exclusion = _exclusion(origin, added)
+    if named:
+        paper = dataclasses.replace(paper, round=named)
+        exclusion = dataclasses.replace(exclusion, round=named)
+    assert round_of(paper, PROTOCOL) == expected
+    assert round_of(exclusion, PROTOCOL) == expected
+
+
+def _discovery_exclusion(root: Path, number: str, extra: str) -> Path:
+    """A copy of E032 as discovery record E<number> with *extra* lines after its added date."""
+    path = root / "exclusions" / f"E{number}.yaml"
+    text = (root / "exclusions" / "E032.yaml").read_text("utf-8")
+    text = text.replace("id: E032", f"id: E{number}").replace("2406.18665", f"2609.{number:0>5}")
+    text = text.replace("origin: survey", "origin: discovery").replace('label: "RouteLLM', f'label: "Router {number}')
+    text = text.replace('added: "2026-05-04"\n', f'added: "2026-12-01"\n{extra}')
+    path.write_text(text, "utf-8")
+    return path
+
+
+def test_a_backfill_record_counts_in_its_own_round_flow(repo_copy: Path) -> None:
+    before = round_counts(load_corpus(repo_copy).corpus, PROTOCOL)
+    _discovery_exclusion(repo_copy, "900", "round: backfill\nrule: B1\n")
+    _discovery_exclusion(repo_copy, "901", "")
+    loaded = load_corpus(repo_copy)
+    assert loaded.ok, [str(p) for p in loaded.problems]
+    counts = round_counts(loaded.corpus, PROTOCOL)
+    assert (counts["backfill"]["identified"], counts["backfill"]["excluded"]) == (1, 1)
+    assert counts["round-2"]["excluded"] == before["round-2"]["excluded"] + 1
+    # the JSON export carries what the record names
+    from masrl.corpus._export import corpus_json
+
+    exported = {e["id"]: e for e in json.loads(corpus_json(loaded.corpus))["exclusions"]}
+    assert (exported["E900"]["round"], exported["E900"]["rule"]) == ("backfill", "B1")
+    assert (exported["E901"]["round"], exported["E901"]["rule"]) == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        ("round: backfil\n", "round: round must be one of the rounds of protocol.yaml (round-1, round-2, backfill), not 'backfil' (did you mean 'backfill'?)"),
+        ("round: round-1\n", "round: round 'round-1' owns records of origin survey; this record's origin is discovery"),
+        ("rule: B4\n", "rule: rule must be one of 'B1', 'B2', 'B3', 'B5', 'B6', 'B7', 'B8', 'exclusion 1', 'exclusion 2', 'exclusion 3', 'exclusion 4' or 'exclusion 5' for an excluded record, not 'B4' (B4 decides only the other way)"),
+        ("rule: B9\n", "rule: rule must be one of 'B1', 'B2', 'B3', 'B5', 'B6', 'B7', 'B8', 'exclusion 1', 'exclusion 2', 'exclusion 3', 'exclusion 4' or 'exclusion 5' for an excluded record, not 'B9'"),
+        ("rule: inclusion 1\n", "rule: rule must be one of 'B1', 'B2', 'B3', 'B5', 'B6', 'B7', 'B8', 'exclusion 1', 'exclusion 2', 'exclusion 3', 'exclusion 4' or 'exclusion 5' for an excluded record, not 'inclusion 1' (inclusion 1 decides only the other way)"),
+        ("rule: exclusion 7\n", "rule: rule must be one of 'B1', 'B2', 'B3', 'B5', 'B6', 'B7', 'B8', 'exclusion 1', 'exclusion 2', 'exclusion 3', 'exclusion 4' or 'exclusion 5' for an excluded record, not 'exclusion 7' (did you mean 'exclusion 5'?)"),
+        ("rule: b3\n", "rule: rule must be a boundary rule such as 'B3', or 'inclusion 1' or 'exclusion 2', not 'b3'"),
+    ],
+)  # fmt: skip
+def test_a_records_round_and_rule_must_exist_in_the_protocol(
+    repo_copy: Path, run_cli: Any, extra: str, expected: str
+) -> None:
+    path = _discovery_exclusion(repo_copy, "900", extra)
+    line = path.read_text("utf-8").splitlines().index(extra.strip()) + 1
+    result = run_cli("validate", "exclusions/E900.yaml")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [f"exclusions/E900.yaml:{line}:1: {expected}"]
+    if extra.startswith("round: backfil"):  # building checks the same (once is enough: it is slow)
+        build = run_cli("build")
+        assert build.exit_code == 1
+        assert f"exclusions/E900.yaml:{line}:1: {expected}" in build.output
+
+
+def test_a_paper_cites_a_rule_that_includes(repo_copy: Path, run_cli: Any) -> None:
+    path = repo_copy / "papers" / "mae.yaml"
+    text = path.read_text("utf-8")
+    path.write_text(text.replace('added: "2026-05-04"\n', 'added: "2026-05-04"\nrule: B2\n'), "utf-8")
+    assert run_cli("validate", "papers/mae.yaml").exit_code == 0
+    path.write_text(text.replace('added: "2026-05-04"\n', 'added: "2026-05-04"\nrule: B7\n'), "utf-8")
+    result = run_cli("validate", "papers/mae.yaml")
+    assert result.exit_code == 1
+    assert "for a retained record, not 'B7' (B7 decides only the other way)" in result.stdout
+
+
+def test_precedents_must_name_records(repo_copy: Path, run_cli: Any) -> None:
+    # Arrange: a precedent that names no record, one that names no exclusion, and one decided the
+    # other way (E032 is excluded, B3's first case includes)
+    path = repo_copy / "protocol.yaml"
+    text = path.read_text("utf-8").replace("[puppeteer, uno-orchestra2026,", "[puppeteer, uno-orchestra2099,")
+    text = text.replace("precedents: [E032]", "precedents: [E999]")
+    text = text.replace("paramanager, tandem-rl2026]", "paramanager, tandem-rl2026, E032]")
+    path.write_text(text, "utf-8")
+    missing = _line_of(text, "uno-orchestra2099")
+    e999 = _line_of(text, "precedents: [E999]")
+    e032 = _line_of(text, "tandem-rl2026, E032]")
+    # Act
+    result = run_cli("validate")
+    # Assert
+    assert result.exit_code == 1
+    assert [line for line in result.stdout.splitlines() if line.startswith("protocol.yaml")] == [
+        f"protocol.yaml:{missing}:33: boundary_rules[0].cases[0].precedents[1]: precedent 'uno-orchestra2099' names no record in papers/",
+        f"protocol.yaml:{e999}:22: boundary_rules[0].cases[1].precedents[0]: precedent 'E999' names no record in exclusions/",
+        f"protocol.yaml:{e032}:67: boundary_rules[2].cases[0].precedents[3]: warning: precedent 'E032' is excluded, but this case of B3 decides include; re-decide the record or move the precedent",
+    ]
+    assert run_cli("build").exit_code == 1
+
+
+def test_without_a_protocol_a_named_round_cannot_be_checked(small: Path, run_cli: Any) -> None:
+    path = next((small / "exclusions").glob("*.yaml"))
+    text = path.read_text("utf-8")
+    path.write_text(text.rstrip("\n") + "\nround: backfill\n", "utf-8")
+    result = run_cli("validate")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"protocol.yaml:1:1: (record): protocol.yaml not found in ., so the rounds and rules named by 1 record "
+        f"cannot be checked (exclusions/{path.name})"
+    ]
+
+
+def test_the_screening_page_renders_the_boundary_rules(repo_copy: Path) -> None:
+    page = (repo_copy / "site" / "docs" / "screening.md").read_text("utf-8")
+    assert "#### B1: A trained router, topology or orchestrator over frozen agents" in page
+    assert (
+        "- **Exclude** (`single_agent`; exclusion rule 2): A router hands each query to one model and returns "
+        "that model's answer. Precedents: E032." in page
+    )
+    assert "Precedents: [mae](papers/mae.md), [sage2026](papers/sage2026.md)" in page
+    assert "Backfill round (`backfill`) owns only the records that name it (`round: backfill`)" in page
+
+
+def test_the_screening_page_lists_what_each_round_searched(repo_copy: Path) -> None:
+    page = (repo_copy / "site" / "docs" / "screening.md").read_text("utf-8")
+    section = page.split("#### What Backfill round searched", 1)[1]
+    backfill = PROTOCOL.round("backfill")
+    assert backfill.sources  # named and dated in protocol.yaml
+    kinds = {x.source for x in backfill.sources}
+    assert kinds >= {"curated_lists", "surveys", "arxiv", "snowballing"}
+    # one table per kind of source, a row per source with the day it was read
+    for source in PROTOCOL.sources:
+        assert (f"**{source.label}**" in section) == (source.id in kinds), source.id
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "| 20" in line]
+    assert len(rows) == len(backfill.sources)
+    assert (
+        "| [chen742/Awesome\\_multi-agent-system, README.md](https://github.com/chen742/Awesome_multi-agent-system) "
+        "| 2026-12-01 | `82957f2ba7c0` |  |" in section
+    )
+
+
+def test_a_round_with_records_gets_its_own_flow_on_the_screening_page(repo_copy: Path, run_cli: Any) -> None:
+    # Arrange: one backfill exclusion
+    _discovery_exclusion(repo_copy, "900", "round: backfill\nrule: B1\n")
+    # Act
+    result = run_cli("build")
+    # Assert
+    assert result.exit_code == 0, result.output
+    page = (repo_copy / "site" / "docs" / "screening.md").read_text("utf-8")
+    assert "](figures/screening-flow-backfill.svg#only-light)" in page
+    assert (repo_copy / "site" / "docs" / "figures" / "screening-flow-backfill.svg").is_file()
+    row = next(line for line in page.splitlines() if line.startswith("| Backfill round (`backfill`)"))
+    assert (
+        row
+        == "| Backfill round (`backfill`) | 2023-01-01 to 2026-12-01 | 2026-12-01 | 1 | 1 (abstract screen 1) | 0 |  |"
+    )

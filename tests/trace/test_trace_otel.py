@@ -9,8 +9,10 @@ from typing import Any
 
 import msgspec
 import pytest
+from msgspec import UNSET
 
 from conftest import FIXTURES, assert_golden
+from masrl.trace import _model as m
 from masrl.trace._otel import Imported, OtelError, convert, read_spans
 from masrl.trace._validate import validate_trace
 
@@ -162,11 +164,25 @@ def test_unmappable_spans_are_reported_and_the_rest_still_imports(case: str, edi
     assert validate_trace(result.trace, "imported").problems == []
 
 
-def test_top_level_tool_span_without_agent() -> None:
+def test_top_level_tool_span_is_the_acting_agents() -> None:
+    # A workflow's step between agent spans: the agent acting at the top level when it starts.
     data = fixture()
     _span(data, "a000000000000010")["parentSpanId"] = ""
     result = imported(data)
-    assert "execute_tool span is not inside an agent's span and names no agent" in [u.reason for u in result.unmapped]
+    (call,) = [e for e in result.trace.events if isinstance(e, m.ToolCall) and e.tool == "write_report"]
+    assert (call.agent, call.parent) == ("lead", UNSET)
+    assert validate_trace(result.trace, "imported").problems == []
+
+
+def test_top_level_tool_span_before_any_agent_acts() -> None:
+    data = fixture()
+    tool = _span(data, "a000000000000010")
+    tool["parentSpanId"] = ""
+    tool["startTimeUnixNano"], tool["endTimeUnixNano"] = "1767261599000000000", "1767261599500000000"
+    result = imported(data)
+    assert "tool span is outside any agent's span, names no agent, and no agent is acting yet" in [
+        u.reason for u in result.unmapped
+    ]
 
 
 def test_top_level_create_agent() -> None:

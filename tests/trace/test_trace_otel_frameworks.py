@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, assert_golden
+from conftest import FIXTURES, REPO, assert_golden
 
 OTEL = FIXTURES / "otel"
 AUTOGEN = OTEL / "autogen-round-robin.json"
@@ -113,6 +113,22 @@ def test_a_handoff_is_the_delegation(tmp_path: Path, run_cli: Any) -> None:
         "agent_handoff",
     )
     assert [e["type"] for e in events if e["agent"] == "billing"] == ["message", "tool_call", "message", "aggregate"]
+
+
+def test_calls_requested_together_follow_that_model_turn(tmp_path: Path, run_cli: Any) -> None:
+    # The orchestrator's first model turn asks for both translators at once: each call depends on
+    # that turn, not on the orchestrator's opening (which would leave the turn off the critical path).
+    out = tmp_path / "t.json"
+    assert run_cli("trace", "import", "otel", str(OTEL / "openai-agents-as-tools.json"), "-o", str(out)).exit_code == 0
+    trace = json.loads(out.read_text(encoding="utf-8"))
+    events = {e["id"]: e for e in trace["events"]}
+    turn = next(e for e in trace["events"] if e["type"] == "message" and e["agent"] == "orchestrator")
+    calls = [e for e in trace["events"] if e["type"] == "tool_call"]
+    assert [c["tool"] for c in calls] == ["to_spanish", "to_french"]
+    for call in calls:
+        into = [(events[e["src"]]["id"], e["type"]) for e in trace["edges"] if e["dst"] == call["id"]]
+        assert into == [(turn["id"], "causal")]
+        assert turn["end"] <= call["t"]
 
 
 def test_a_swarm_without_handoff_spans_is_inferred_with_a_warning(tmp_path: Path, run_cli: Any) -> None:
@@ -269,7 +285,21 @@ _KINDS = [
     [("openinference.span.kind", "CHAIN")],
     [("openinference.span.kind", "LLM"), ("llm.token_count.prompt", 5)],
     [("openinference.span.kind", "TOOL"), ("tool.name", "fetch")],
-]
+    # the shapes the framework adaptations read
+    [("gen_ai.operation.name", "invoke_agent"), ("gen_ai.agent.name", "k1"), ("crewai.agent.role", "a")],
+    [("gen_ai.operation.name", "execute_tool"), ("gen_ai.tool.name", "fetch"), ("crewai.event_name", "tool_failure_detected")],
+    [("openinference.span.kind", "TOOL"), ("tool.name", "Delegate work to coworker"), ("input.value", '{"coworker": "d"}')],
+    [("openinference.span.kind", "TOOL"), ("tool.name", "Delegate work to coworker"), ("input.value", '{"coworker": "a"}')],
+    [("openinference.span.kind", "AGENT"), ("smolagents.max_steps", 4)],
+    [("gen_ai.operation.name", "execute_tool"), ("gen_ai.tool.name", "transfer_to_agent"), ("gen_ai.tool.type", "TransferToAgentTool")],
+    [("gen_ai.operation.name", "execute_tool"), ("gen_ai.tool.name", "(merged tools)")],
+    [("openinference.span.kind", "TOOL"), ("tool.name", "handoff"), ("input.value", '{"kwargs": {"to_agent": "b"}}')],
+    [("openinference.span.kind", "CHAIN"), ("input.value", "AgentInput(current_agent_name='f')")],
+    [("openinference.span.kind", "AGENT"), ("agent.name", "g"), ("graph.node.id", "ng"), ("graph.node.parent_id", "nd")],
+    [("openinference.span.kind", "AGENT"), ("agent.name", "d"), ("graph.node.id", "nd"), ("graph.node.parent_id", "ng")],
+]  # fmt: skip
+# Span names some adaptations read: smolagents' agents, LlamaIndex's workflow steps and request builder.
+_NAMES = ["researcher.run", "AgentWorkflow.run_agent_step", "OpenAI._prepare_chat_with_tools"]
 
 
 def _attribute(key: str, value: Any) -> dict[str, Any]:
@@ -285,16 +315,20 @@ def _exports(draw: Any) -> dict[str, Any]:
         start = draw(st.integers(min_value=0, max_value=50))
         length = draw(st.integers(min_value=0, max_value=50))
         failed = draw(st.booleans())
+        later = draw(st.one_of(st.none(), st.integers(min_value=0, max_value=30)))  # an event after the end
         spans.append(
             {
                 "traceId": draw(st.sampled_from(["01", "02"])),
                 "spanId": f"s{k}",
                 "parentSpanId": f"s{parent}" if parent is not None else "",
-                "name": f"span {k}",
+                "name": draw(st.sampled_from([f"span {k}", *_NAMES])),
                 "startTimeUnixNano": str(start * 10**6),
                 "endTimeUnixNano": str((start + length) * 10**6),
                 "attributes": [_attribute(key, v) for key, v in draw(st.sampled_from(_KINDS))],
                 "status": {"code": 2, "message": "failed"} if failed else {"code": 0},
+                "events": []
+                if later is None
+                else [{"name": "token", "timeUnixNano": str((start + length + later) * 10**6)}],
             }
         )
     return {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
@@ -350,3 +384,132 @@ def test_a_refused_trace_leaves_nothing_written(
     assert kept.exit_code == 1
     assert len(list((tmp_path / "kept").glob("*.json"))) == 3
     assert kept.stderr.splitlines()[-1] == f"imported 22 traces of 65 spans: wrote 3 to {tmp_path}/kept/; 1 problem"
+
+
+# --- The named adaptations, one function each (trace/_otel_frameworks.py) -----------------------
+
+STEP_INPUT = '{"ev": "AgentSetup(input=[...], current_agent_name=\'writer\')"}'
+
+# (case, span name, attributes, the agent it names)
+AGENT_NAMES = [
+    # CrewAI's own tracing: the role, not the internal key
+    ("crewai-role", "execute agent", {"crewai.agent.role": "Researcher", "gen_ai.agent.name": "ca30e208"}, "Researcher"),
+    ("crewai-empty-role", "execute agent", {"crewai.agent.role": ""}, None),
+    # smolagents: NAME.run, only on spans carrying smolagents' attributes
+    ("smolagents", "researcher.run", {"smolagents.max_steps": 4}, "researcher"),
+    ("smolagents-marks-missing", "researcher.run", {"openinference.span.kind": "AGENT"}, None),
+    ("smolagents-no-name", ".run", {"smolagents.max_steps": 4}, None),
+    # LlamaIndex: the step's input names the acting agent
+    ("llamaindex-step", "AgentWorkflow.run_agent_step", {"input.value": STEP_INPUT}, "writer"),
+    ("llamaindex-step-unnamed", "AgentWorkflow.run_agent_step", {"input.value": "{}"}, None),
+    ("llamaindex-other-step", "AgentWorkflow.setup_agent", {"input.value": STEP_INPUT}, None),
+    ("plain", "invoke_agent triage", {"gen_ai.agent.name": "triage"}, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "name", "attributes", "agent"), AGENT_NAMES, ids=[c[0] for c in AGENT_NAMES])
+def test_adaptation_agent_name(case: str, name: str, attributes: dict[str, Any], agent: str | None) -> None:
+    from masrl.trace import _otel_frameworks as fw
+
+    assert fw.agent_name(name, attributes) == agent
+
+
+# (case, span name, attributes, the start of the reason it is no call, or None)
+NOT_CALLS = [
+    ("crewai-failure-report", "tool failure", {"crewai.event_name": "tool_failure_detected", "gen_ai.tool.name": "fetch"}, "CrewAI's second report"),
+    ("crewai-tool-call", "call tool", {"crewai.event_name": "tool_usage_error", "gen_ai.tool.name": "fetch"}, None),
+    ("adk-merged", "execute_tool (merged)", {"gen_ai.tool.name": "(merged tools)"}, "ADK's record of the answers"),
+    ("adk-tool", "execute_tool search", {"gen_ai.tool.name": "search"}, None),
+    ("llamaindex-prepare", "OpenAI._prepare_chat_with_tools", {"openinference.span.kind": "LLM"}, "LlamaIndex's _prepare_chat_with_tools"),
+    ("llamaindex-chat", "OpenAI.astream_chat", {"openinference.span.kind": "LLM"}, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "name", "attributes", "reason"), NOT_CALLS, ids=[c[0] for c in NOT_CALLS])
+def test_adaptation_not_a_call(case: str, name: str, attributes: dict[str, Any], reason: str | None) -> None:
+    from masrl.trace import _otel_frameworks as fw
+
+    found = fw.not_a_call(name, attributes)
+    assert (found is None) == (reason is None)
+    assert (found or "").startswith(reason or "")
+
+
+ADK = {"gen_ai.tool.name": "transfer_to_agent", "gen_ai.tool.type": "TransferToAgentTool"}
+
+# (case, attributes of a tool span, (whether it hands over, to whom))
+HANDOFFS = [
+    ("adk-arguments-recorded", {**ADK, "gen_ai.tool.call.arguments": '{"agent_name": "writer"}'}, (True, "writer")),
+    ("adk-arguments-not-recorded", ADK, (True, None)),
+    ("adk-arguments-broken", {**ADK, "gen_ai.tool.call.arguments": '{"agent_name": '}, (True, None)),
+    ("a-tool-of-that-name-elsewhere", {**ADK, "gen_ai.tool.type": "FunctionTool"}, (False, None)),
+    ("llamaindex", {"tool.name": "handoff", "input.value": '{"kwargs": {"to_agent": "writer", "reason": "done"}}'}, (True, "writer")),
+    ("llamaindex-no-target", {"tool.name": "handoff", "input.value": '{"kwargs": {"reason": "done"}}'}, (False, None)),
+    ("llamaindex-target-not-text", {"tool.name": "handoff", "input.value": '{"to_agent": 3}'}, (False, None)),
+    ("llamaindex-input-not-json", {"tool.name": "handoff", "input.value": "to_agent=writer"}, (False, None)),
+    ("another-tool", {"tool.name": "search", "input.value": '{"to_agent": "writer"}'}, (False, None)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "attributes", "expected"), HANDOFFS, ids=[c[0] for c in HANDOFFS])
+def test_adaptation_handoff(case: str, attributes: dict[str, Any], expected: tuple[bool, str | None]) -> None:
+    from masrl.trace import _otel_frameworks as fw
+
+    assert fw.handoff(attributes) == expected
+
+
+DELEGATION = '{"task": "Check the sources", "context": "MARL", "coworker": "Researcher"}'
+
+# (case, attributes of a tool span, the coworker it hands work to)
+COWORKERS = [
+    ("openinference", {"tool.name": "Delegate work to coworker", "input.value": DELEGATION}, "Researcher"),
+    ("question", {"tool.name": "Ask question to coworker", "input.value": DELEGATION}, "Researcher"),
+    ("native-call-name", {"gen_ai.tool.name": "delegate_work_to_coworker", "input.value": DELEGATION}, "Researcher"),
+    ("no-coworker", {"tool.name": "Delegate work to coworker", "input.value": '{"task": "t"}'}, None),
+    ("empty-coworker", {"tool.name": "Delegate work to coworker", "input.value": '{"coworker": ""}'}, None),
+    ("no-input", {"tool.name": "Delegate work to coworker"}, None),
+    ("another-tool", {"tool.name": "search", "input.value": DELEGATION}, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "attributes", "coworker"), COWORKERS, ids=[c[0] for c in COWORKERS])
+def test_adaptation_coworker(case: str, attributes: dict[str, Any], coworker: str | None) -> None:
+    from masrl.trace import _otel_frameworks as fw
+
+    assert fw.coworker(attributes) == coworker
+
+
+# --- The traces page's table of frameworks, held to what recorded the fixtures -------------------
+
+TRACES_PAGE = REPO / "site" / "docs" / "traces.md"
+PIN_FILES = sorted([*OTEL.glob("requirements-*.txt"), *OTEL.glob("*/requirements.txt")])
+
+
+def _framework_rows() -> list[list[str]]:
+    lines = TRACES_PAGE.read_text(encoding="utf-8").splitlines()
+    start = lines.index("| framework | versions recorded | mode | what is read from where |")
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split(" | ")])
+    return rows
+
+
+def _pins(path: Path) -> set[str]:
+    return {line.strip().lower() for line in path.read_text(encoding="utf-8").splitlines() if "==" in line}
+
+
+@pytest.mark.parametrize("row", _framework_rows(), ids=lambda row: f"{row[0]}-{row[2]}")
+def test_each_framework_row_names_the_versions_that_recorded_it(row: list[str]) -> None:
+    framework, versions, mode, reads = row
+    wanted = {"==".join(pair.split(" ")).lower() for pair in versions.split(", ")}
+    holding = [path.relative_to(OTEL).as_posix() for path in PIN_FILES if wanted <= _pins(path)]
+    assert holding, f"{framework} ({mode}): no requirements file beside the recordings pins {sorted(wanted)}"
+    assert reads
+
+
+@pytest.mark.parametrize("folder", sorted(p.parent.name for p in OTEL.glob("*/requirements.txt")))
+def test_each_recorded_framework_has_a_row(folder: str) -> None:
+    pins = _pins(OTEL / folder / "requirements.txt")
+    rows = [row for row in _framework_rows() if {"==".join(p.split(" ")).lower() for p in row[1].split(", ")} <= pins]
+    assert rows, f"tests/fixtures/otel/{folder}/ is recorded but the traces page has no row for it"

@@ -610,6 +610,15 @@ def stress_display(views: tuple[View, ...], table: list[StressRow], limit: int |
                 "changes": changes,
                 "turns": [c.view.label for c in row.cells if c.view.id in row.turns],
                 "turns_living": bool(living),
+                # how the value moves on the whole living corpus, when the claim turns there
+                "living_change": next(
+                    (
+                        value_change(row.outcome.actual, c.actual)
+                        for c in row.cells
+                        if c.view.records == _views.LIVING and not c.view.apply and c.holds != row.outcome.holds
+                    ),
+                    "",
+                ),
             }
         )
     return {

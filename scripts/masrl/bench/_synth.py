@@ -135,3 +135,102 @@ def write_synthetic_corpus(source_root: Path, out: Path, papers: int, exclusions
     for i in range(exclusions):
         record = synthetic_exclusion(i, rng, taxonomy)
         (out / "exclusions" / f"{record['id']}.yaml").write_text(dump_record("exclusion", record, taxonomy), "utf-8")
+
+
+# ---------------------------------------------------------------------------------------------
+# The corpus grown to a size, with text that reads like its own
+
+
+def _shuffled(text: str, rng: random.Random, sentence: bool = False) -> str:
+    """*text* with its words in another order: the same length and words, no run of it repeated."""
+    words = text.rstrip(".").split() if sentence else text.split()
+    rng.shuffle(words)
+    out = " ".join(words)
+    if sentence:
+        out = out[:1].upper() + out[1:] + "."
+    return out
+
+
+def _grown_paper(data: dict[str, Any], i: int, rng: random.Random, families: list[str]) -> dict[str, Any]:
+    """A generated paper made from the real record *data*: re-keyed, new identifiers, its text
+    reshuffled and its authors' family names redrawn."""
+    out = dict(data)
+    year = int(out["year"])
+    out["key"] = f"{out['key']}-g{i}"
+    out["title"] = _shuffled(out["title"], rng)
+    out["authors"] = [f"{rng.choice(families)}, {a.split(', ', 1)[-1]}" for a in out["authors"]]
+    if out.get("arxiv") or str(out.get("url", "")).startswith("https://arxiv.org/"):
+        arxiv = f"{year % 100:02d}{rng.randint(1, 12):02d}.{90000 + i:05d}"
+        out["arxiv"] = arxiv
+        out["url"] = f"https://arxiv.org/abs/{arxiv}"
+        if "bibtex" in out and "journal" in out["bibtex"]:
+            out["bibtex"] = {**out["bibtex"], "journal": f"arXiv preprint arXiv:{arxiv}"}
+    else:
+        out["url"] = f"{out['url']}?generated={i}"
+    out.pop("doi", None)
+    out.pop("more_urls", None)
+    if out.get("code"):
+        out["code"] = f"{out['code']}-g{i}"
+    out["summary"] = _shuffled(out["summary"], rng, sentence=True)
+    if out.get("notes"):
+        out["notes"] = _shuffled(out["notes"], rng)
+    if out.get("subdecisions"):
+        out["subdecisions"] = {
+            o: {**s, "evidence": _shuffled(s["evidence"], rng, sentence=True)} for o, s in out["subdecisions"].items()
+        }
+    out[v.ORIGIN] = "discovery"
+    out["added"] = "2026-12-01"
+    out.pop("changes", None)
+    return out
+
+
+def _grown_exclusion(data: dict[str, Any], i: int, rng: random.Random) -> dict[str, Any]:
+    out = dict(data)
+    arxiv = f"25{rng.randint(1, 12):02d}.{80000 + i:05d}"
+    out["id"] = f"E{5000 + i}"
+    out["label"] = _shuffled(out["label"], rng)
+    out["identifier"] = f"arXiv:{arxiv}"
+    out["url"] = f"https://arxiv.org/abs/{arxiv}"
+    out["note"] = _shuffled(out["note"], rng, sentence=True)
+    if out.get("if_retained"):
+        out["if_retained"] = {**out["if_retained"], "basis": _shuffled(out["if_retained"]["basis"], rng)}
+    out[v.ORIGIN] = "discovery"
+    out["added"] = "2026-12-01"
+    out.pop("changes", None)
+    return out
+
+
+def write_grown_corpus(source_root: Path, out: Path, entries: int, seed: int = 7) -> None:
+    """A copy of the corpus at *source_root* (records, protocol, claims, site, README) grown to
+    *entries* retained entries, and to as many exclusions as keep the corpus's own ratio of
+    exclusions to entries, by generated records that read like its own.
+
+    Each generated record is a real one re-keyed with new identifiers, its title, summary, notes
+    and evidence reshuffled word by word and its authors' family names redrawn from the corpus's:
+    the records keep the real sizes and the real spread of words and tags, while no text repeats
+    (which would flatter a compressed page). Every record validates.
+    """
+    from masrl.corpus._yaml import load_path
+    from masrl.publish._state import INPUT_DIRS, INPUT_FILES
+
+    taxonomy = load_taxonomy(source_root)
+    rng = random.Random(seed)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    for name in INPUT_FILES:
+        if (source_root / name).is_file():
+            shutil.copy(source_root / name, out / name)
+    for folder in INPUT_DIRS:
+        if (source_root / folder).is_dir():
+            shutil.copytree(source_root / folder, out / folder, ignore=shutil.ignore_patterns("build"))
+    papers = [load_path(p).data for p in sorted((source_root / "papers").glob("*.yaml"))]
+    exclusions = [load_path(p).data for p in sorted((source_root / "exclusions").glob("*.yaml"))]
+    families = sorted({a.split(", ", 1)[0] for p in papers for a in p["authors"]})
+    for i in range(max(0, entries - len(papers))):
+        record = _grown_paper(papers[i % len(papers)], i, rng, families)
+        (out / "papers" / f"{record['key']}.yaml").write_text(dump_record("paper", record, taxonomy), "utf-8")
+    wanted = round(entries * len(exclusions) / len(papers)) if papers else 0
+    for i in range(max(0, wanted - len(exclusions))):
+        record = _grown_exclusion(exclusions[i % len(exclusions)], i, rng)
+        (out / "exclusions" / f"{record['id']}.yaml").write_text(dump_record("exclusion", record, taxonomy), "utf-8")

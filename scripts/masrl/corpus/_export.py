@@ -174,6 +174,8 @@ def paper_dict(p: Paper, taxonomy: Taxonomy, venues: Venues) -> dict[str, Any]:
         "bibtex_year": cite.year,
         **_tags_json(p, taxonomy, "paper"),
         "added": p.added,
+        "round": p.round,
+        "rule": p.rule,
         "changes": [{"date": c.date, "note": c.note} for c in p.changes],
         "strict_credit": p.strict_credit,
         "subdecisions": None
@@ -215,6 +217,8 @@ def corpus_json(corpus: Corpus) -> str:
                 "reasons": list(e.reasons),
                 **_tags_json(e, tax, "exclusion"),
                 "added": e.added,
+                "round": e.round,
+                "rule": e.rule,
                 "changes": [{"date": c.date, "note": c.note} for c in e.changes],
                 "note": e.note,
                 **({} if e.if_retained is None else {"if_retained": _retained_dict(e.if_retained)}),

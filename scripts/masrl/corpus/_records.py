@@ -106,6 +106,8 @@ class Paper(_Tagged):
     exceptions: Mapping[str, str]
     path: str = ""
     code: str | None = None  # the official repository
+    round: str | None = None  # the search round that owns it, when named (see protocol.yaml)
+    rule: str | None = None  # the protocol rule its inclusion rests on, when cited
 
     @classmethod
     def from_yaml(cls, data: Mapping[str, Any], taxonomy: Taxonomy, path: str = "") -> Paper:
@@ -136,6 +138,8 @@ class Paper(_Tagged):
             exceptions=dict(data.get("exceptions", {})),
             path=path,
             code=data.get("code"),
+            round=data.get("round"),
+            rule=data.get("rule"),
         )
 
     # The tag fields that rules and pages name (taxonomy.yaml must declare each; checked at load).
@@ -228,6 +232,8 @@ class Exclusion(_Tagged):
     note: str
     path: str = ""
     if_retained: IfRetained | None = None  # set on near misses only
+    round: str | None = None  # the search round that owns it, when named (see protocol.yaml)
+    rule: str | None = None  # the protocol rule its exclusion rests on, when cited
 
     @classmethod
     def from_yaml(cls, data: Mapping[str, Any], taxonomy: Taxonomy, path: str = "") -> Exclusion:
@@ -248,6 +254,8 @@ class Exclusion(_Tagged):
             note=data["note"],
             path=path,
             if_retained=None if retained is None else IfRetained.from_yaml(retained, taxonomy),
+            round=data.get("round"),
+            rule=data.get("rule"),
         )
 
 

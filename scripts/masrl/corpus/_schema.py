@@ -42,6 +42,10 @@ ARXIV_PATTERN = (
 DOI_PATTERN = r"^10\.[0-9]{4,9}/\S+" + END
 URL_PATTERN = r"^https?://[^\s/$.?#]\S*" + END
 DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}" + END
+# Ids of protocol.yaml: a round's id, which a record names in `round:`.
+PROTOCOL_ID_PATTERN = r"^[a-z0-9]+([_-][a-z0-9]+)*" + END
+# What a record's `rule:` cites: a boundary rule of protocol.yaml, or an inclusion or exclusion rule.
+RULE_PATTERN = r"^(B[1-9][0-9]*|inclusion [1-9][0-9]*|exclusion [1-9][0-9]*)" + END
 # Text is trimmed: it starts and ends with a non-space; single-line text has no newline.
 SINGLE_LINE_PATTERN = r"^(?=\S)[^\n]*\S" + END
 MULTI_LINE_PATTERN = r"^(?=\S)[\s\S]*\S" + END
@@ -316,6 +320,24 @@ AUDIT: tuple[Spec, ...] = (
 # When the record entered the corpus: the survey's records carry the survey's cutoff.
 ADDED = Spec("added", Kind.DATE, "Date the record entered the corpus, YYYY-MM-DD.", required=True)
 
+# The search round that owns the record, when the day it was added cannot say (rounds that overlap).
+ROUND = Spec(
+    "round",
+    Kind.TEXT,
+    "The search round of protocol.yaml that owns the record; without it, the round whose window holds the day it was added.",
+    pattern=PROTOCOL_ID_PATTERN,
+    pattern_hint="the id of a round of protocol.yaml, e.g. 'backfill'",
+)
+
+# The rule the screening decision rests on.
+RULE = Spec(
+    "rule",
+    Kind.TEXT,
+    "The protocol rule the screening decision rests on: a boundary rule (B1, B2, ...) or 'inclusion N' / 'exclusion N'.",
+    pattern=RULE_PATTERN,
+    pattern_hint="a boundary rule such as 'B3', or 'inclusion 1' or 'exclusion 2'",
+)
+
 # Corrections made after the record was added, newest last; the What's new page and feed list them.
 CHANGES = Spec(
     "changes",
@@ -348,9 +370,9 @@ def specs(kind: str, taxonomy: Taxonomy) -> tuple[Spec, ...]:
     """Every field a record of *kind* may hold, in canonical order; tag fields from *taxonomy*."""
     tags = tuple(tag_spec(f) for f in taxonomy.tag_fields(kind))
     if kind == "paper":
-        return (*_PAPER_HEAD, *tags, ADDED, CHANGES, *_PAPER_TAIL)
+        return (*_PAPER_HEAD, *tags, ADDED, ROUND, RULE, CHANGES, *_PAPER_TAIL)
     if kind == "exclusion":
-        return (*_EXCLUSION_HEAD, *tags, ADDED, CHANGES, *_EXCLUSION_TAIL, _if_retained(taxonomy))
+        return (*_EXCLUSION_HEAD, *tags, ADDED, ROUND, RULE, CHANGES, *_EXCLUSION_TAIL, _if_retained(taxonomy))
     if kind == "audit":
         return AUDIT
     raise ValueError(f"unknown record kind {kind!r}")

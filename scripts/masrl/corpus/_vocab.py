@@ -291,6 +291,8 @@ RESERVED_NAMES = frozenset(
             "entry_type",
             "bibtex",
             "added",
+            "round",
+            "rule",
             "changes",
             "strict_credit",
             "subdecisions",

@@ -2,37 +2,48 @@
 
 The file lists the sources searched, the query families (their terms and the arXiv query that runs
 each), the inclusion rules, the exclusion rules mapped to the taxonomy's reason codes, the
-screening stages and the search rounds. :func:`protocol_schema` is its JSON Schema (generated from
-the taxonomy, since stages and reason codes are taxonomy ids); :func:`check_protocol` yields the
-schema's problems and the rules a schema cannot say (unique ids, a window that ends after it
-starts, rounds of one origin that do not overlap). :func:`round_of` and :func:`round_counts` say
-which round owns a record and what each round found.
+boundary rules that settle recurring edge cases (each with its precedents), the screening stages
+and the search rounds. :func:`protocol_schema` is its JSON Schema (generated from the taxonomy,
+since stages and reason codes are taxonomy ids); :func:`check_protocol` yields the schema's
+problems and the rules a schema cannot say (unique ids, a window that ends after it starts,
+rounds of one origin that do not overlap, a boundary case that names the rule it decides under).
+:func:`corpus_problems` checks what the protocol and the records say of each other: precedents
+that name records, and the ``round`` and ``rule`` a record names. :func:`round_of` and
+:func:`round_counts` say which round owns a record and what each round found.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from masrl.base._problems import Problem
+from masrl.base._problems import Problem, Severity, did_you_mean, one_of
 from masrl.corpus import _vocab as v
 from masrl.corpus._load import display_path
-from masrl.corpus._records import Corpus, Exclusion, Paper
-from masrl.corpus._schema import DATE_PATTERN, SINGLE_LINE_PATTERN
+from masrl.corpus._records import Corpus, Exclusion, Handle, Loaded, Paper
+from masrl.corpus._schema import DATE_PATTERN, PROTOCOL_ID_PATTERN, SINGLE_LINE_PATTERN, URL_PATTERN
 from masrl.corpus._schema_walk import dotted as _dotted
 from masrl.corpus._schema_walk import schema_problems
 from masrl.corpus._vocab import Taxonomy
 from masrl.corpus._yaml import Document, YamlError, load_path
 
+Path_ = tuple[str | int, ...]
 PROTOCOL_FILE = "protocol.yaml"
 SCHEMA_PATH = "schemas/protocol.schema.json"
-ID_PATTERN = r"^[a-z0-9]+([_-][a-z0-9]+)*(?!\n)$"
-DISCOVER_SOURCES = ("arxiv", "openalex")  # the sources `masrl discover` can search itself
+ID_PATTERN = PROTOCOL_ID_PATTERN
+BOUNDARY_ID_PATTERN = r"^B[1-9][0-9]*(?!\n)$"
+# A precedent names a record: a paper key or an exclusion id.
+PRECEDENT_PATTERN = r"^([a-z0-9]+(-[a-z0-9]+)*|E[0-9]{3,})(?!\n)$"
+DISCOVER_SOURCES = ("arxiv", "openalex", "list")  # the sources `masrl discover` can read itself
 CONTRIBUTIONS = "contributions"  # the "round" of records a contributor added outside any round
 ROUND_ORIGINS = ("survey", "discovery")  # origins a round can own; contributor records belong to none
+DECISIONS = ("include", "exclude")  # what a boundary case decides
+# How a round owns records: those of its origin added inside its window (survey: all of them),
+# or only the records that name it with `round:`. A round of named records may overlap others.
+MEMBERSHIPS = ("window", "named")
 
 
 class ProtocolError(Exception):
@@ -66,6 +77,51 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class Case:
+    """One outcome of a boundary rule: what is decided, under which rule, when, and the precedents."""
+
+    decision: str  # include or exclude
+    when: str
+    inclusion: int | None = None  # the inclusion rule an include case decides under
+    reasons: tuple[str, ...] = ()  # the reason codes an exclude case records
+    precedents: tuple[str, ...] = ()  # paper keys and exclusion ids
+
+
+@dataclass(frozen=True)
+class BoundaryRule:
+    """A written clarification of a recurring edge case, so that the same kind of paper always
+    gets the same decision."""
+
+    id: str
+    title: str
+    why: str
+    cases: tuple[Case, ...]
+
+    @property
+    def decision(self) -> str:
+        """The rule's headline decision: its first case's."""
+        return self.cases[0].decision
+
+    def decides(self, decision: str) -> bool:
+        return any(c.decision == decision for c in self.cases)
+
+
+@dataclass(frozen=True)
+class RoundSource:
+    """One source a round searched: what it is (a protocol source), its name and when it was read."""
+
+    source: str
+    name: str
+    date: str
+    url: str | None = None
+    version: str | None = None  # the commit or dated version read, for a list kept elsewhere
+    query_family: str | None = None
+    start: str | None = None  # the publication period a listing query covered
+    end: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
 class Round:
     id: str
     label: str
@@ -74,9 +130,16 @@ class Round:
     cutoff: str
     origin: str
     reported: dict[str, int] | None
+    membership: str = "window"
+    sources: tuple[RoundSource, ...] = ()
 
     def contains(self, day: str) -> bool:
         return self.start <= day <= self.end
+
+    @property
+    def named(self) -> bool:
+        """Whether the round owns only the records that name it."""
+        return self.membership == "named"
 
 
 @dataclass(frozen=True)
@@ -88,6 +151,8 @@ class Protocol:
     exclusion: tuple[Rule, ...]
     stages: tuple[str, ...]
     rounds: tuple[Round, ...]
+    boundary_rules: tuple[BoundaryRule, ...] = ()
+    doc: Document | None = field(default=None, compare=False, repr=False)  # where each value stands
 
     def family(self, family_id: str) -> QueryFamily:
         for f in self.query_families:
@@ -103,6 +168,31 @@ class Protocol:
     def rules_for(self, reason: str) -> tuple[Rule, ...]:
         """The exclusion rules recorded by reason code *reason*."""
         return tuple(r for r in self.exclusion if reason in r.reasons)
+
+    def round(self, round_id: str) -> Round:
+        for r in self.rounds:
+            if r.id == round_id:
+                return r
+        raise KeyError(round_id)
+
+    def discovery_round_error(self, round_id: str) -> str | None:
+        """Why *round_id* cannot name the round of discovered records, or None when it can."""
+        rounds = [r.id for r in self.rounds if r.origin == "discovery"]
+        if round_id in rounds:
+            return None
+        return f"--round must be a discovery round of protocol.yaml ({', '.join(rounds)}), not {round_id!r}"
+
+    def boundary(self, rule_id: str) -> BoundaryRule:
+        for b in self.boundary_rules:
+            if b.id == rule_id:
+                return b
+        raise KeyError(rule_id)
+
+    def rule_refs(self, decision: str) -> tuple[str, ...]:
+        """Every value a record of *decision* (include or exclude) may give as its ``rule``."""
+        kind, rules = ("inclusion", self.inclusion) if decision == "include" else ("exclusion", self.exclusion)
+        own = tuple(b.id for b in self.boundary_rules if b.decides(decision))
+        return (*own, *(f"{kind} {r.id}" for r in rules))
 
     def last_closed_round(self, today: str) -> Round | None:
         """The latest round whose cutoff lies before *today*: a new search starts at its cutoff."""
@@ -175,6 +265,57 @@ def protocol_schema(taxonomy: Taxonomy) -> dict[str, Any]:
         },
         ["id", "text", "reasons"],
     )
+    boundary = _object(
+        {
+            "id": {
+                "type": "string",
+                "pattern": BOUNDARY_ID_PATTERN,
+                "description": "B and a number, e.g. B3; records cite it in `rule:`.",
+            },
+            "title": _text("The edge case, in a few words."),
+            "why": _text("Why the cases are decided as they are, in a sentence or two."),
+            "cases": _list(
+                _object(
+                    {
+                        "decision": {"description": "What the case decides.", "enum": list(DECISIONS)},
+                        "inclusion": {**rule_id, "description": "An include case: the inclusion rule it holds under."},
+                        "reasons": _list(
+                            _ids(taxonomy, v.EXCLUSION_REASON),
+                            "An exclude case: the reason codes recorded.",
+                            unique=True,
+                        ),
+                        "when": _text("When the case applies, one sentence."),
+                        "precedents": _list(
+                            {
+                                "type": "string",
+                                "pattern": PRECEDENT_PATTERN,
+                                "description": "A paper key or an exclusion id.",
+                            },
+                            "The records decided this way that set the precedent.",
+                            unique=True,
+                        ),
+                    },
+                    ["decision", "when"],
+                ),
+                "The outcomes, headline decision first.",
+            ),
+        },
+        ["id", "title", "why", "cases"],
+    )
+    round_source = _object(
+        {
+            "source": {**ident, "description": "The id of one of the protocol's sources."},
+            "name": _text("The source as searched: a list's repository and file, a survey, a query."),
+            "date": _date("The day it was searched or read, YYYY-MM-DD."),
+            "url": {"description": "Where it is (http or https).", "type": "string", "pattern": URL_PATTERN},
+            "version": _text("The version read: a commit id, a release, or the date of the list."),
+            "query_family": {**ident, "description": "The query family a listing query ran."},
+            "start": _date("First day of the publication period searched."),
+            "end": _date("Last day of the publication period searched."),
+            "note": _text("What was read and how, one sentence."),
+        },
+        ["source", "name", "date"],
+    )
     count = {"type": "integer", "minimum": 0}
     round_ = _object(
         {
@@ -192,6 +333,11 @@ def protocol_schema(taxonomy: Taxonomy) -> dict[str, Any]:
                 ["identified", "retained", "excluded"],
                 "The counts the round's report published.",
             ),
+            "membership": {
+                "description": "window (default): it owns the records of its origin added in its window; named: only the records that name it with `round:`.",
+                "enum": list(MEMBERSHIPS),
+            },
+            "sources": _list(round_source, "What the round searched, each named and dated."),
         },
         ["id", "label", "start", "end", "cutoff", "origin"],
     )
@@ -207,6 +353,9 @@ def protocol_schema(taxonomy: Taxonomy) -> dict[str, Any]:
                 "query_families": _list(family, "The query families."),
                 "inclusion": _list(inclusion, "An entry is kept if at least one holds."),
                 "exclusion": _list(exclusion, "An entry is dropped when it is only one of these."),
+                "boundary_rules": _list(
+                    boundary, "Written decisions for recurring edge cases, each with its precedents."
+                ),
                 "stages": _list(_ids(taxonomy, v.SCREENING_STAGE), "The screening stages, in order.", unique=True),
                 "rounds": _list(round_, "The search rounds, oldest first."),
             },
@@ -226,19 +375,25 @@ def _schema_problems(doc: Document, schema: dict[str, Any], shown: str) -> Itera
 
 
 # What each pattern of the protocol schema asks for, in messages.
-_PATTERN_HINTS = {DATE_PATTERN: "a date written YYYY-MM-DD", ID_PATTERN: "a lower-case id (letters, digits, _ or -)"}
+_PATTERN_HINTS = {
+    DATE_PATTERN: "a date written YYYY-MM-DD",
+    ID_PATTERN: "a lower-case id (letters, digits, _ or -)",
+    BOUNDARY_ID_PATTERN: "B and a number, e.g. 'B3'",
+    PRECEDENT_PATTERN: "a paper key or an exclusion id such as 'E032'",
+    URL_PATTERN: "an http(s) URL with no spaces",
+}
 
 
 def _rule_problems(data: dict[str, Any], doc: Document, shown: str) -> Iterator[Problem]:
     """The rules a schema cannot express; run only on a document the schema accepts."""
 
-    def at(path: tuple[str | int, ...], message: str) -> Problem:
+    def at(path: Path_, message: str) -> Problem:
         mark = doc.mark(path)
         return Problem(shown, mark.line, mark.column, _dotted(path), message)
 
-    for section in ("sources", "query_families", "inclusion", "exclusion", "rounds"):
+    for section in ("sources", "query_families", "inclusion", "exclusion", "boundary_rules", "rounds"):
         seen: dict[Any, int] = {}
-        for i, item in enumerate(data[section]):
+        for i, item in enumerate(data.get(section, ())):
             if item["id"] in seen:
                 yield at((section, i, "id"), f"id {item['id']!r} is already used by {section}[{seen[item['id']]}]")
             else:
@@ -260,13 +415,15 @@ def _rule_problems(data: dict[str, Any], doc: Document, shown: str) -> Iterator[
                 f"cutoff {item['cutoff']} must lie in the window {item['start']} to {item['end']}",
             )
         for j, other in enumerate(data["rounds"][:i]):
-            if other["cutoff"] >= item["cutoff"]:
+            named = "named" in (other.get("membership"), item.get("membership"))
+            if other["cutoff"] > item["cutoff"] or (other["cutoff"] == item["cutoff"] and not named):
                 yield at(
                     ("rounds", i, "cutoff"),
                     f"rounds must be listed oldest first: cutoff {item['cutoff']} is not after rounds[{j}]'s {other['cutoff']}",
                 )
             elif (
                 other["origin"] == item["origin"] == "discovery"
+                and not named
                 and other["end"] >= item["start"]
                 and other["end"] != item["start"]
             ):
@@ -277,6 +434,69 @@ def _rule_problems(data: dict[str, Any], doc: Document, shown: str) -> Iterator[
     survey = [i for i, r in enumerate(data["rounds"]) if r["origin"] == "survey"]
     for i in survey[1:]:
         yield at(("rounds", i, "origin"), "only one round can own the survey's records (origin survey)")
+    yield from _round_source_problems(data, at)
+    yield from _boundary_problems(data, at)
+
+
+def _round_source_problems(data: dict[str, Any], at: Callable[[Path_, str], Problem]) -> Iterator[Problem]:
+    """A round's sources name protocol sources and query families, on real dates in order."""
+    sources = list(dict.fromkeys(s["id"] for s in data["sources"]))
+    families = list(dict.fromkeys(f["id"] for f in data["query_families"]))
+    for i, item in enumerate(data["rounds"]):
+        if item.get("membership") == "named" and item["origin"] != "discovery":
+            yield at(("rounds", i, "membership"), "only a discovery round can own the records that name it")
+        for j, src in enumerate(item.get("sources", ())):
+            where: Path_ = ("rounds", i, "sources", j)
+            if src["source"] not in sources:
+                yield at(
+                    (*where, "source"),
+                    f"source must be one of the protocol's sources ({', '.join(sources)}), not {src['source']!r}"
+                    + did_you_mean(src["source"], sources),
+                )
+            family = src.get("query_family")
+            if family is not None and family not in families:
+                yield at(
+                    (*where, "query_family"),
+                    f"query_family must be one of {', '.join(families)}, not {family!r}"
+                    + did_you_mean(family, families),
+                )
+            days: dict[str, dt.date] = {}
+            for name in ("date", "start", "end"):
+                if name in src:
+                    try:
+                        days[name] = dt.date.fromisoformat(src[name])
+                    except ValueError:
+                        yield at((*where, name), f"{name} must be a real date, not {src[name]!r}")
+            if "start" in days and "end" in days and days["end"] < days["start"]:
+                yield at((*where, "end"), f"end {src['end']} must not be before start {src['start']}")
+
+
+def _boundary_problems(data: dict[str, Any], at: Callable[[Path_, str], Problem]) -> Iterator[Problem]:
+    """Each boundary case names what it decides under: an include case its inclusion rule, an
+    exclude case its reason codes."""
+    inclusion = [r["id"] for r in data["inclusion"]]
+    for i, rule in enumerate(data.get("boundary_rules", ())):
+        for j, case in enumerate(rule["cases"]):
+            where: Path_ = ("boundary_rules", i, "cases", j)
+            if case["decision"] == "include":
+                if "inclusion" not in case:
+                    yield at(
+                        (*where, "decision"), "an include case names the inclusion rule it holds under (inclusion: N)"
+                    )
+                elif case["inclusion"] not in inclusion:
+                    yield at(
+                        (*where, "inclusion"),
+                        f"inclusion must be the number of an inclusion rule ({', '.join(map(str, inclusion))}), not {case['inclusion']}",
+                    )
+                if "reasons" in case:
+                    yield at(
+                        (*where, "reasons"), "an include case records no reason codes; they belong to exclude cases"
+                    )
+            else:
+                if "reasons" not in case:
+                    yield at((*where, "decision"), "an exclude case lists the reason codes it records (reasons: [...])")
+                if "inclusion" in case:
+                    yield at((*where, "inclusion"), "an exclude case holds under no inclusion rule; give its reasons")
 
 
 def check_protocol(doc: Document, shown: str, taxonomy: Taxonomy) -> list[Problem]:
@@ -298,7 +518,7 @@ def read_protocol(root: Path, taxonomy: Taxonomy) -> tuple[Protocol | None, list
     problems = check_protocol(doc, shown, taxonomy)
     if problems:
         return None, problems
-    return build(doc.data), []
+    return build(doc.data, doc), []
 
 
 def load_protocol(root: Path, taxonomy: Taxonomy) -> Protocol:
@@ -311,8 +531,32 @@ def load_protocol(root: Path, taxonomy: Taxonomy) -> Protocol:
     return protocol
 
 
-def build(data: dict[str, Any]) -> Protocol:
-    """A :class:`Protocol` from data that passed :func:`check_protocol`."""
+def _case(data: dict[str, Any]) -> Case:
+    return Case(
+        data["decision"],
+        data["when"],
+        data.get("inclusion"),
+        tuple(data.get("reasons", ())),
+        tuple(data.get("precedents", ())),
+    )
+
+
+def _round_source(data: dict[str, Any]) -> RoundSource:
+    return RoundSource(
+        data["source"],
+        data["name"],
+        data["date"],
+        data.get("url"),
+        data.get("version"),
+        data.get("query_family"),
+        data.get("start"),
+        data.get("end"),
+        data.get("note"),
+    )
+
+
+def build(data: dict[str, Any], doc: Document | None = None) -> Protocol:
+    """A :class:`Protocol` from data that passed :func:`check_protocol` (*doc*: where it stands)."""
     return Protocol(
         version=data["version"],
         sources=tuple(Source(s["id"], s["label"], s.get("discover")) for s in data["sources"]),
@@ -331,9 +575,16 @@ def build(data: dict[str, Any]) -> Protocol:
                 r["cutoff"],
                 r["origin"],
                 dict(r["reported"]) if "reported" in r else None,
+                r.get("membership", "window"),
+                tuple(_round_source(x) for x in r.get("sources", ())),
             )
             for r in data["rounds"]
         ),
+        boundary_rules=tuple(
+            BoundaryRule(b["id"], b["title"], b["why"], tuple(_case(c) for c in b["cases"]))
+            for b in data.get("boundary_rules", ())
+        ),
+        doc=doc,
     )
 
 
@@ -343,11 +594,20 @@ def build(data: dict[str, Any]) -> Protocol:
 
 def round_of(record: Paper | Exclusion, protocol: Protocol) -> str | None:
     """The id of the round that owns *record*, :data:`CONTRIBUTIONS` for a contributor's record,
-    or None for a discovery record added outside every round's window."""
+    or None for a discovery record added outside every round's window.
+
+    A record that names its round (``round:``) belongs to it; the others belong to the round of
+    their origin whose window holds the day they were added (the survey's round holds all of the
+    survey's records). A round of named records (``membership: named``) owns no other record.
+    """
+    if record.round is not None:
+        return record.round
     origin = record.origin
     if origin not in ROUND_ORIGINS:
         return CONTRIBUTIONS
     for r in protocol.rounds:
+        if r.named:
+            continue
         if r.origin == origin and (origin == "survey" or r.contains(record.added)):
             return r.id
     return None
@@ -365,12 +625,113 @@ def round_counts(corpus: Corpus, protocol: Protocol) -> dict[str, dict[str, Any]
         k: {"identified": 0, "excluded": 0, "by_stage": dict.fromkeys(stages, 0), "retained": 0} for k in keys
     }
     for p in corpus.papers:
-        counts = out[round_of(p, protocol) or "unassigned"]
+        counts = out.get(round_of(p, protocol) or "unassigned", out["unassigned"])
         counts["retained"] += 1
         counts["identified"] += 1
     for e in corpus.exclusions:
-        counts = out[round_of(e, protocol) or "unassigned"]
+        counts = out.get(round_of(e, protocol) or "unassigned", out["unassigned"])
         counts["excluded"] += 1
         counts["identified"] += 1
         counts["by_stage"][e.stage] += 1
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The protocol and the records
+
+
+def corpus_problems(protocol: Protocol, shown: str, corpus: Corpus, handles: list[Handle]) -> Iterator[Problem]:
+    """What the protocol and the records say of each other that cannot hold.
+
+    * every precedent of a boundary rule names a record (an error at its line in *shown*, the
+      protocol file); one decided the other way than its case is a warning: re-decide the
+      record or move the precedent;
+    * a record's ``round`` is a round of the protocol that can own it (same origin);
+    * a record's ``rule`` exists and decides the way the record went: a paper cites a boundary
+      rule with an include case or an inclusion rule, an exclusion one with an exclude case or an
+      exclusion rule.
+
+    *handles* stand for every parsed record (records with other errors too), so a precedent that
+    names a broken record is not reported as missing.
+    """
+    kinds = {h.name: h.kind for h in handles if h.name and h.kind in ("paper", "exclusion")}
+    doc = protocol.doc
+    for i, rule in enumerate(protocol.boundary_rules):
+        for j, case in enumerate(rule.cases):
+            for k, name in enumerate(case.precedents):
+                mark = doc.mark(("boundary_rules", i, "cases", j, "precedents", k)) if doc else None
+                line, column = (mark.line, mark.column) if mark else (1, 1)
+                field_ = f"boundary_rules[{i}].cases[{j}].precedents[{k}]"
+                kind = kinds.get(name)
+                if kind is None:
+                    where = "exclusions/" if name.startswith("E") and name[1:].isdigit() else "papers/"
+                    yield Problem(shown, line, column, field_, f"precedent {name!r} names no record in {where}")
+                elif (kind == "paper") != (case.decision == "include"):
+                    now = "retained" if kind == "paper" else "excluded"
+                    yield Problem(
+                        shown,
+                        line,
+                        column,
+                        field_,
+                        f"precedent {name!r} is {now}, but this case of {rule.id} decides {case.decision}; "
+                        "re-decide the record or move the precedent",
+                        Severity.WARNING,
+                    )
+    docs = {h.shown: h.doc for h in handles}
+    rounds = {r.id: r for r in protocol.rounds}
+    records: list[Paper | Exclusion] = [*corpus.papers, *corpus.exclusions]
+    for record in records:
+        rec_doc = docs.get(record.path)
+        decision = "include" if isinstance(record, Paper) else "exclude"
+
+        def at(name: str, message: str, record: Paper | Exclusion = record, rec_doc: Any = rec_doc) -> Problem:
+            mark = rec_doc.mark((name,)) if rec_doc else None
+            return Problem(record.path, mark.line if mark else 1, mark.column if mark else 1, name, message)
+
+        if record.round is not None:
+            owner = rounds.get(record.round)
+            if owner is None:
+                ids = list(rounds)
+                yield at(
+                    "round",
+                    f"round must be one of the rounds of {PROTOCOL_FILE} ({', '.join(ids)}), not {record.round!r}"
+                    + did_you_mean(record.round, ids),
+                )
+            elif owner.origin != record.origin:
+                yield at(
+                    "round",
+                    f"round {owner.id!r} owns records of origin {owner.origin}; this record's origin is {record.origin}",
+                )
+        if record.rule is not None:
+            allowed = protocol.rule_refs(decision)
+            if record.rule not in allowed:
+                other = protocol.rule_refs("exclude" if decision == "include" else "include")
+                kind = "an excluded" if decision == "exclude" else "a retained"
+                hint = (
+                    f" ({record.rule} decides only the other way)"
+                    if record.rule in other
+                    else did_you_mean(record.rule, list(allowed))
+                )
+                yield at("rule", f"rule must be one of {one_of(allowed)} for {kind} record, not {record.rule!r}{hint}")
+
+
+def check_with_records(root: Path, loaded: Loaded) -> tuple[Protocol | None, list[Problem]]:
+    """The protocol under *root* (None if missing or broken) and every problem of it and of what
+    it and the records say of each other (:func:`corpus_problems`). Without protocol.yaml, the
+    records that name a round or a rule cannot be checked: one problem says so, naming them."""
+    path = root / PROTOCOL_FILE
+    if not path.is_file():
+        records: list[Paper | Exclusion] = [*loaded.corpus.papers, *loaded.corpus.exclusions]
+        citing = sorted(r.path for r in records if r.round is not None or r.rule is not None)
+        if not citing:
+            return None, []
+        shown = ", ".join(citing[:3]) + (f" and {len(citing) - 3} more" if len(citing) > 3 else "")
+        message = (
+            f"{PROTOCOL_FILE} not found in {display_path(root)}, so the rounds and rules named by "
+            f"{len(citing)} record{'s' if len(citing) != 1 else ''} cannot be checked ({shown})"
+        )
+        return None, [Problem(PROTOCOL_FILE, 1, 1, "", message)]
+    protocol, problems = read_protocol(root, loaded.corpus.taxonomy)
+    if protocol is None:
+        return None, problems
+    return protocol, sorted(corpus_problems(protocol, display_path(path), loaded.corpus, loaded.handles))

@@ -41,6 +41,7 @@ FIELDS = (
     "source",
     "query_family",
     "query",
+    "round",
     "score",
     "terms",
     "title",
@@ -53,7 +54,7 @@ FIELDS = (
     "abstract",
     "decision",
 )
-DECISION_FIELDS = ("date", "key", "exclusion", "stage", "reasons", "note")
+DECISION_FIELDS = ("date", "key", "exclusion", "stage", "reasons", "rule", "note")
 WRAP = 96
 
 

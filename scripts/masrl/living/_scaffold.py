@@ -290,8 +290,11 @@ def scaffold(
     venues: Venues,
     origin: str = "contributor",
     added: str | None = None,
+    screening: dict[str, str | None] | None = None,
 ) -> str:
     """Record text for *candidate*: facts filled in, judgement fields empty with their choices listed.
+
+    *screening* may give the ``round`` and ``rule`` the screening decision named.
 
     The venue is written as venues.yaml writes it, and the BibTeX fields the venue gives word for
     word are left out (:func:`masrl.corpus._venues.redundant`); what it cannot give stays.
@@ -302,6 +305,8 @@ def scaffold(
     if "bibtex" in dropped:
         bibtex = dropped["bibtex"] or {}
     facts: dict[str, Any] = {
+        **dict.fromkeys(("round", "rule")),
+        **(screening or {}),
         "key": key,
         "title": candidate.title,
         "authors": candidate.authors or None,

@@ -506,9 +506,13 @@ def read_manual(path: Path, protocol: Protocol) -> tuple[list[Found], list[Probl
                     name,
                     f"unknown field{did_you_mean(name, MANUAL_FIELDS)}; allowed fields are {', '.join(MANUAL_FIELDS)}",
                 )
-        for name in ("title", "published", "url", "query_family"):
+        for name in ("title", "url", "query_family"):
             if not isinstance(item.get(name), str) or not item[name].strip():
                 bad(name, f"{name} is required and must be text")
+        # The first version's date may be left out when no source shows it (a listing that gives
+        # only the month): the candidate is then kept whatever the window, as in_window keeps it.
+        if "published" in item and not isinstance(item["published"], str):
+            bad("published", f"published must be a date written YYYY-MM-DD, not {item['published']!r}")
         # Without an arXiv id or DOI (documentation, a company blog) the url identifies the
         # candidate: it is matched against the corpus's urls, and its queue id is made from the title.
         arxiv, doi = item.get("arxiv"), item.get("doi")
@@ -541,7 +545,7 @@ def read_manual(path: Path, protocol: Protocol) -> tuple[list[Found], list[Probl
                 query=str(item.get("query") or "by hand"),
                 title=" ".join(item["title"].split()),
                 authors=list(authors),
-                published=item["published"],
+                published=item.get("published") or "",
                 abstract=" ".join(str(item.get("abstract") or "").split()),
                 url=item["url"],
                 arxiv=strip_version(arxiv) if arxiv else None,

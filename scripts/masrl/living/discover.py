@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from masrl.corpus._records import Corpus
 from masrl.living._protocol import Protocol, ProtocolError, load_protocol
 from masrl.living._sources import Found
 
-SOURCES = ("arxiv", "openalex", "manual")
+SOURCES = ("arxiv", "openalex", "manual", "list")
 TITLE_WIDTH = 60
 
 
@@ -117,6 +118,80 @@ def _fetch(
                     found.append(candidate)
 
 
+def list_candidates(
+    files: tuple[Path, ...], client: Any, known: Callable[[Found], bool]
+) -> tuple[list[Found], list[str]]:
+    """The papers the curated lists *files* name, as candidates, and a note per paper that cannot
+    be queued (no link to it). With a *client* (None: offline), the arXiv API fills in the facts
+    of the papers with an arXiv id that are not *known* already (title, authors, date, abstract),
+    in batches and through the cache."""
+    from masrl.living._lists import ListError, read_list
+
+    found: list[Found] = []
+    notes: list[str] = []
+    for path in files:
+        try:
+            read = read_list(path)
+        except ListError as exc:
+            raise MasrlError(str(exc)) from None
+        for problem in read.problems:
+            notes.append(f"{problem.path}:{problem.line}: {problem.message}")
+        for item in read.papers:
+            if not item.url:
+                notes.append(
+                    f"{read.shown}:{item.line}: {item.title!r} has no link or identifier, so it cannot be queued"
+                )
+                continue
+            found.append(
+                Found(
+                    source="list",
+                    query_family=None,
+                    query=f"{path.name}:{item.line}",
+                    title=item.title or item.url,
+                    authors=[],
+                    published="",
+                    abstract="",
+                    url=f"https://arxiv.org/abs/{item.arxiv}" if item.arxiv else item.url,
+                    arxiv=item.arxiv,
+                    doi=item.doi,
+                )
+            )
+    if client is not None:
+        from masrl.living._facts import arxiv_entries
+
+        ids = list(dict.fromkeys(f.arxiv for f in found if f.arxiv and not known(f)))
+        facts = arxiv_entries(ids, client) if ids else {}
+        for f in found:
+            entry = facts.get(f.arxiv or "")
+            if entry is not None:
+                f.title, f.authors, f.published, f.abstract = (
+                    entry.title,
+                    entry.authors,
+                    entry.published,
+                    entry.abstract,
+                )
+                f.doi = f.doi or entry.doi
+                f.comment, f.journal_ref = entry.comment, entry.journal_ref
+    return found, notes
+
+
+def _known_or_queued(root: Path, loaded: Any) -> Callable[[Found], bool]:
+    """Whether a listed paper is a record of the corpus (as `masrl coverage` matches) or queued."""
+    from masrl.living._lists import Owners
+    from masrl.living._queue import read_queue
+    from masrl.living._scaffold import unfinished_records
+
+    owners = Owners(loaded.corpus, unfinished_records(loaded))
+    entries, _ = read_queue(root)
+    queued = {name for e in entries for name in e.names()}
+
+    def known(f: Found) -> bool:
+        names = {n.lower() for n in (f.arxiv, f.doi) if n}
+        return bool(names & queued) or owners.owner(f.arxiv, f.doi, f.url, f.title) is not None
+
+    return known
+
+
 def _require_extras() -> None:
     missing = []
     for module, name in (("sklearn", "scikit-learn"),):
@@ -212,6 +287,17 @@ def markdown(considered: list[Considered], since: str, until: str, notes: list[s
     is_flag=True,
     help="Search nothing: replay the recorded screening decisions and report how well the ranker orders them.",
 )
+@click.option(
+    "--offline", is_flag=True, help="With --source list: queue what the list says, without asking arXiv for the facts."
+)
+@click.option(
+    "--round",
+    "round_id",
+    default=None,
+    metavar="ROUND",
+    help="The discovery round of protocol.yaml the queued candidates belong to (masrl screen passes it to the records).",
+)
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, path_type=Path), metavar="[FILE]...")
 @click.pass_context
 def command(
     ctx: click.Context,
@@ -223,6 +309,9 @@ def command(
     as_markdown: bool,
     dry_run: bool,
     evaluate: bool,
+    offline: bool,
+    round_id: str | None,
+    files: tuple[Path, ...],
 ) -> None:
     """Search for new candidates under protocol.yaml and queue them in screening/.
 
@@ -238,12 +327,19 @@ def command(
     With --evaluate, nothing is searched: the recorded decisions are replayed round by round and
     by k-fold, beside ASReview's default model.
 
+    With --source list, reads instead the curated lists FILE... (a README in Markdown, a BibTeX
+    file or a CSV table naming papers by arXiv id, DOI, link or title), flags what the corpus
+    holds or excluded, and queues the rest; the arXiv API gives the facts of papers with an arXiv
+    id (--offline: only what the list says). `masrl coverage FILE` shows how much of a list the
+    corpus has screened. --round names the discovery round the queued candidates belong to.
+
     Example:
 
     \b
         masrl discover
         masrl discover --source arxiv --since 2026-05-04 --json
         masrl discover --source manual --from found-by-hand.yaml
+        masrl discover --source list awesome-list/README.md --round backfill
         masrl discover --markdown > pr-body.md
         masrl discover --evaluate
     """
@@ -259,11 +355,20 @@ def command(
         source = "manual"
     elif source == "manual" or from_file is not None:
         raise MasrlError("--source manual and --from FILE go together")
+    if (source == "list") != bool(files):
+        raise MasrlError("--source list and the list FILEs go together: masrl discover --source list FILE...")
+    if offline and source != "list":
+        raise MasrlError("--offline goes with --source list")
+    if source == "list" and (since or until):
+        raise MasrlError("a list has no date window: --since and --until go with the searches")
     _require_extras()
     root = root_of(ctx)
     loaded = load_tolerating_unfinished(root)
     corpus = loaded.corpus
     protocol = protocol_or_fail(root, corpus)
+    round_error = protocol.discovery_round_error(round_id) if round_id is not None else None
+    if round_error:
+        raise MasrlError(round_error)
     if evaluate:
         from masrl.living._evaluate import evaluate_report
 
@@ -289,7 +394,16 @@ def command(
     notes: list[str] = []
     failure: str | None = None
     cached = 0
-    if source == "manual":
+    if source == "list" and offline:
+        found, notes = list_candidates(files, None, _known_or_queued(root, loaded))
+    elif source == "list":
+        with Client(root / CACHE_DIR) as client:
+            try:
+                found, notes = list_candidates(files, client, _known_or_queued(root, loaded))
+            except (NetworkError, SourceError) as exc:
+                raise MasrlError(f"{exc}; run again later, or with --offline to queue what the list says") from None
+            cached = client.from_cache
+    elif source == "manual":
         assert from_file is not None
         if not from_file.is_file():
             raise MasrlError(f"cannot read {from_file}: no such file")
@@ -310,11 +424,23 @@ def command(
         considered = consider(root, corpus, protocol, found, unfinished_records(loaded))
     except MissingExtra as exc:
         raise MasrlError(str(exc)) from None
+    if source == "list":
+        # as `masrl coverage` matches: a listed title that holds a record's whole title is that record
+        from masrl.living._lists import Owners
+
+        owners = Owners(corpus, unfinished_records(loaded))
+        for c in considered:
+            if c.new:
+                c.known = owners.owner(c.found.arxiv, c.found.doi, c.found.url, c.found.title)
+        considered.sort(key=lambda c: (not c.new, -c.score, c.found.ident))
     written = 0
     if not dry_run:
         for c in considered:
             if c.new:
-                write_entry(root, entry_data(c.found, c.score, c.terms, today))
+                data = entry_data(c.found, c.score, c.terms, today)
+                if round_id is not None:
+                    data["round"] = round_id
+                write_entry(root, data)
                 written += 1
     if as_json:
         click.echo(json.dumps([c.as_json() for c in considered], indent=2, ensure_ascii=False))
@@ -327,8 +453,9 @@ def command(
     known = sum(1 for c in considered if c.known)
     earlier = sum(1 for c in considered if c.earlier)
     where = "" if dry_run else f", {written} written to screening/"
+    origin = f"from {', '.join(p.name for p in files)}" if source == "list" else f"from {since} to {until}"
     click.echo(
-        f"{len(considered)} candidates from {since} to {until}: {known} known, {earlier} already queued, "
+        f"{len(considered)} candidates {origin}: {known} known, {earlier} already queued, "
         f"{len(considered) - known - earlier} new{where}",
         err=True,
     )

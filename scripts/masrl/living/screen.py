@@ -2,7 +2,9 @@
 
 Including a candidate scaffolds its paper record as ``masrl add`` does (origin discovery, added
 today); excluding it writes ``exclusions/E<next>.yaml`` with the stage, reason codes and note.
-Either way the decision goes into the candidate's queue file. The record is written first and
+A decision may cite the protocol rule it rests on (a boundary rule such as ``B3``, or
+``inclusion N`` / ``exclusion N``) and name the search round it belongs to; both are written to
+the record. Either way the decision goes into the candidate's queue file. The record is written first and
 the decision second, each atomically; a candidate whose record is already in the corpus (an
 interrupted session, or a paper added by hand meanwhile) gets its decision recorded without a
 second record, so stopping at any point and running again is safe.
@@ -28,17 +30,20 @@ from masrl.living._protocol import Protocol
 from masrl.living._queue import EXCLUDED, INCLUDED, PENDING, Entry, Known, find_entry, read_queue, write_entry
 from masrl.living._text import last_first
 
-SOURCE_NAMES = {"arxiv": "arXiv", "openalex": "OpenAlex (citation snowballing)"}
+SOURCE_NAMES = {"arxiv": "arXiv", "openalex": "OpenAlex (citation snowballing)", "list": "curated list"}
+DECISION = {INCLUDED: "include", EXCLUDED: "exclude"}
 
 
 @dataclass
 class Session:
-    """What every decision needs: the corpus as loaded, the protocol and today's date."""
+    """What every decision needs: the corpus as loaded, the protocol, today's date, and the round
+    the decisions belong to (if one was named)."""
 
     root: Path
     loaded: Loaded
     protocol: Protocol
     today: str
+    round: str | None = None
 
     @property
     def taxonomy(self) -> v.Taxonomy:
@@ -61,15 +66,82 @@ def _record_decision(session: Session, entry: Entry, decision: dict[str, Any]) -
     write_entry(session.root, entry.data)
 
 
-def include(session: Session, entry: Entry, key: str | None) -> str:
+def check_rule(protocol: Protocol, rule: str | None, decision: str) -> str | None:
+    """*rule* if a record decided *decision* (include or exclude) may cite it, else MasrlError."""
+    if rule is None:
+        return None
+    allowed = protocol.rule_refs(decision)
+    if rule not in allowed:
+        other = "exclude" if decision == "include" else "include"
+        hint = f"; {rule} decides only the other way" if rule in protocol.rule_refs(other) else ""
+        raise MasrlError(f"--rule must be one of {', '.join(allowed)} to {decision}, not {rule!r}{hint}")
+    return rule
+
+
+def check_round(protocol: Protocol, round_id: str | None) -> str | None:
+    """*round_id* if it is a discovery round of the protocol, else MasrlError."""
+    if round_id is None:
+        return None
+    error = protocol.discovery_round_error(round_id)
+    if error:
+        raise MasrlError(error)
+    return round_id
+
+
+def _round_for(session: Session, entry: Entry) -> str | None:
+    """The round a decision on *entry* belongs to: the session's, else the one its queue file names."""
+    named = session.round or entry.data.get("round")
+    return check_round(session.protocol, str(named)) if named else None
+
+
+def rules_text(protocol: Protocol, decision: str | None = None) -> str:
+    """The rules a decision can cite, as plain text: every boundary rule with its cases (or only
+    those deciding *decision*), then the inclusion and exclusion rules."""
+    lines = []
+    if protocol.boundary_rules:
+        lines.append("Boundary rules (protocol.yaml boundary_rules; cite one with --rule B<n>):")
+        for b in protocol.boundary_rules:
+            cases = [c for c in b.cases if decision is None or c.decision == decision]
+            if not cases:
+                continue
+            lines.append(f"  {b.id:<4}{b.title}")
+            for c in cases:
+                under = f"inclusion {c.inclusion}" if c.decision == "include" else ", ".join(c.reasons)
+                precedents = f" [{', '.join(c.precedents)}]" if c.precedents else ""
+                lines.extend(
+                    textwrap.wrap(
+                        f"{c.decision} ({under}): {c.when}{precedents}",
+                        width=96,
+                        initial_indent="      ",
+                        subsequent_indent="        ",
+                    )
+                )
+    for kind, rules in (("include", protocol.inclusion), ("exclude", protocol.exclusion)):
+        if decision not in (None, kind):
+            continue
+        name = "inclusion" if kind == "include" else "exclusion"
+        lines.append(f"{name.capitalize()} rules (cite one with --rule '{name} <n>'):")
+        for r in rules:
+            codes = f" ({', '.join(r.reasons)})" if r.reasons else ""
+            lines.extend(
+                textwrap.wrap(
+                    f"{name} {r.id}: {r.text}{codes}", width=96, initial_indent="  ", subsequent_indent="    "
+                )
+            )
+    return "\n".join(lines) + "\n"
+
+
+def include(session: Session, entry: Entry, key: str | None, rule: str | None = None) -> str:
     """Scaffold the paper record for *entry*; returns what was done, for the user."""
     from masrl.living._scaffold import Candidate, house_key, scaffold
 
+    rule = check_rule(session.protocol, rule, "include")
+    round_id = _round_for(session, entry)
     existing = _existing(session, entry)
     if existing is not None:
         if re.match(EXCLUSION_ID_PATTERN, existing):
             raise MasrlError(f"{entry.id} is already excluded as {existing}; it cannot be included too")
-        _record_decision(session, entry, {"key": existing})
+        _record_decision(session, entry, {"key": existing, "rule": rule})
         return f"{entry.id} is already in the corpus as {existing}; recorded the decision in screening/{entry.id}.yaml"
     d = entry.data
     arxiv = d.get("arxiv")
@@ -93,10 +165,16 @@ def include(session: Session, entry: Entry, key: str | None) -> str:
     elif key in taken or (session.root / PAPERS_DIR / f"{key}.yaml").exists():
         raise MasrlError(f"--key {key!r} is already used by papers/{key}.yaml")
     text = scaffold(
-        candidate, key, session.taxonomy, session.loaded.corpus.venues, origin="discovery", added=session.today
+        candidate,
+        key,
+        session.taxonomy,
+        session.loaded.corpus.venues,
+        origin="discovery",
+        added=session.today,
+        screening={"round": round_id, "rule": rule},
     )
     _create(session.root / PAPERS_DIR / f"{key}.yaml", text)
-    _record_decision(session, entry, {"key": key})
+    _record_decision(session, entry, {"key": key, "rule": rule})
     return (
         f"wrote {PAPERS_DIR}/{key}.yaml (fill in the empty fields); recorded the decision in screening/{entry.id}.yaml"
     )
@@ -132,27 +210,29 @@ def _next_exclusion_id(session: Session) -> str:
     return f"E{max(numbers) + 1:03d}"
 
 
-def exclude(session: Session, entry: Entry, reasons: list[str], stage: str, note: str) -> str:
+def exclude(session: Session, entry: Entry, reasons: list[str], stage: str, note: str, rule: str | None = None) -> str:
     """Write the exclusion record for *entry*; returns what was done, for the user."""
     from masrl.corpus._format import dump_record
     from masrl.corpus._schema import check_record
     from masrl.corpus._yaml import Document
 
+    rule = check_rule(session.protocol, rule, "exclude")
+    round_id = _round_for(session, entry)
     existing = _existing(session, entry)
     if existing is not None:
         if not re.match(EXCLUSION_ID_PATTERN, existing):
             raise MasrlError(f"{entry.id} is already in the corpus as paper {existing}; it cannot be excluded too")
-        _record_decision(session, entry, {"exclusion": existing})
+        _record_decision(session, entry, {"exclusion": existing, "rule": rule})
         return f"{entry.id} is already excluded as {existing}; recorded the decision in screening/{entry.id}.yaml"
     if stage not in session.protocol.stages:
         raise MasrlError(f"--stage must be one of {', '.join(session.protocol.stages)}, not {stage!r}")
     d = entry.data
     family_id = d.get("query_family")
+    source = str(d.get("source") or "")
     try:
-        family = session.protocol.family(str(family_id)).label if family_id else "citation snowballing"
+        family = session.protocol.family(str(family_id)).label if family_id else _unfamilied(source, d)
     except KeyError:
         family = str(family_id)
-    source = str(d.get("source") or "")
     record_id = _next_exclusion_id(session)
     data = {
         "id": record_id,
@@ -166,8 +246,11 @@ def exclude(session: Session, entry: Entry, reasons: list[str], stage: str, note
         "reasons": reasons,
         v.ORIGIN: "discovery",
         "added": session.today,
+        "round": round_id,
+        "rule": rule,
         "note": note,
     }
+    data = {name: value for name, value in data.items() if value is not None}
     shown = f"{EXCLUSIONS_DIR}/{record_id}.yaml"
     problems = list(check_record("exclusion", Document(data, {}), shown, session.taxonomy))
     if problems:
@@ -176,8 +259,17 @@ def exclude(session: Session, entry: Entry, reasons: list[str], stage: str, note
         click.echo("Nothing was written.", err=True)
         raise ReportedFailure()
     _create(session.root / EXCLUSIONS_DIR / f"{record_id}.yaml", dump_record("exclusion", data, session.taxonomy))
-    _record_decision(session, entry, {"exclusion": record_id, "stage": stage, "reasons": reasons, "note": note})
+    _record_decision(
+        session, entry, {"exclusion": record_id, "stage": stage, "reasons": reasons, "rule": rule, "note": note}
+    )
     return f"wrote {shown}; recorded the decision in screening/{entry.id}.yaml"
+
+
+def _unfamilied(source: str, d: dict[str, Any]) -> str:
+    """How an exclusion names the search that found a candidate no query family ran."""
+    if source == "list":
+        return f"curated list ({str(d.get('query') or 'a list').split(':')[0]})"
+    return "citation snowballing"
 
 
 def _show(entry: Entry, position: int, total: int) -> str:
@@ -198,6 +290,31 @@ def _show(entry: Entry, position: int, total: int) -> str:
     )
 
 
+def ask_rule(session: Session, decision: str) -> str | None:
+    """Ask which rule the decision rests on: a boundary rule or an inclusion or exclusion rule,
+    '?' to read them in full, nothing for none. Asks again until the answer is one of them."""
+    protocol = session.protocol
+    kind = "inclusion" if decision == "include" else "exclusion"
+    for b in protocol.boundary_rules:
+        if b.decides(decision):
+            click.echo(f"    {b.id:<4}{b.title}")
+    while True:
+        answer = click.prompt(
+            f"  rule it rests on (B<n>, or '{kind} <n>'; ? lists them in full; empty for none)",
+            default="",
+            show_default=False,
+        ).strip()
+        if not answer:
+            return None
+        if answer == "?":
+            click.echo(rules_text(protocol, decision), nl=False)
+            continue
+        try:
+            return check_rule(protocol, answer, decision)
+        except MasrlError as exc:
+            click.echo(f"  {exc.message}")
+
+
 def walk(session: Session, entries: list[Entry]) -> tuple[int, int, int]:
     """Ask about each pending entry; returns (included, excluded, skipped)."""
     reasons = session.taxonomy.ids(v.EXCLUSION_REASON)
@@ -216,7 +333,8 @@ def walk(session: Session, entries: list[Entry]) -> tuple[int, int, int]:
             counts[2] += 1
             continue
         if choice == "i":
-            click.echo(include(session, entry, None))
+            rule = ask_rule(session, "include")
+            click.echo(include(session, entry, None, rule))
             counts[0] += 1
             continue
         for n, reason in enumerate(reasons, 1):
@@ -233,9 +351,10 @@ def walk(session: Session, entries: list[Entry]) -> tuple[int, int, int]:
         stage = click.prompt(
             "  stage", type=click.Choice(list(session.protocol.stages)), default=session.protocol.stages[0]
         )
+        rule = ask_rule(session, "exclude")
         note = click.prompt("  note (one sentence of your own)", type=str)
         try:
-            click.echo(exclude(session, entry, chosen, stage, note))
+            click.echo(exclude(session, entry, chosen, stage, note, rule))
         except MasrlError as exc:
             click.echo(f"  not excluded: {exc.message}; skipped")
             counts[2] += 1
@@ -254,6 +373,20 @@ def walk(session: Session, entries: list[Entry]) -> tuple[int, int, int]:
 )
 @click.option("--stage", default=None, help="With --exclude: the screening stage (default: the protocol's first).")
 @click.option("--note", default=None, help="With --exclude: one sentence, in your own words, on why it is out.")
+@click.option(
+    "--rule",
+    default=None,
+    metavar="RULE",
+    help="With --include or --exclude: the protocol rule the decision rests on (B3, 'inclusion 1', 'exclusion 2').",
+)
+@click.option(
+    "--round",
+    "round_id",
+    default=None,
+    metavar="ROUND",
+    help="The discovery round of protocol.yaml the decisions belong to (written to each record as round:).",
+)
+@click.option("--rules", "show_rules", is_flag=True, help="List the rules a decision can cite, and stop.")
 @click.pass_context
 def command(
     ctx: click.Context,
@@ -264,6 +397,9 @@ def command(
     more: tuple[str, ...],
     stage: str | None,
     note: str | None,
+    rule: str | None,
+    round_id: str | None,
+    show_rules: bool,
 ) -> None:
     """Decide the candidates that `masrl discover` queued in screening/.
 
@@ -271,20 +407,31 @@ def command(
     title, abstract, score and the terms behind it: i includes, e excludes (asking the reason
     codes, stage and a note), s skips, q stops. With ID (an arXiv id, with or without version,
     or a DOI), records one decision. Including scaffolds papers/<key>.yaml as `masrl add` does,
-    with origin discovery; excluding writes exclusions/E<next>.yaml. Each decision is also
-    written to the candidate's queue file; stopping and running again is safe.
+    with origin discovery; excluding writes exclusions/E<next>.yaml. A decision may cite the
+    rule it rests on (--rule; the walk asks), a boundary rule of protocol.yaml or an inclusion or
+    exclusion rule: --rules lists them. --round names the search round the records belong to
+    (otherwise the round the queue file names, if any). Each decision is also written to the
+    candidate's queue file; stopping and running again is safe.
 
     Example:
 
     \b
-        masrl screen
-        masrl screen 2607.01234 --include
+        masrl screen --rules
+        masrl screen --round backfill
+        masrl screen 2607.01234 --include --rule B3
         masrl screen 2607.04321 --exclude no_rl --stage abstract_screen --note "Prompted agents only; nothing is trained."
     """
     from masrl.living.discover import protocol_or_fail
 
     interactive = candidate is None
-    if interactive and (do_include or reason or more or stage or note or key):
+    if show_rules:
+        if candidate or do_include or reason or more or stage or note or key or rule or round_id:
+            raise MasrlError("--rules lists the rules and takes no other option")
+        root = root_of(ctx)
+        protocol = protocol_or_fail(root, load_tolerating_unfinished(root).corpus)
+        click.echo(rules_text(protocol), nl=False)
+        return
+    if interactive and (do_include or reason or more or stage or note or key or rule):
         raise MasrlError("give the candidate's ID with --include or --exclude")
     if not interactive and do_include == (reason is not None):
         raise MasrlError("give either --include or --exclude REASON")
@@ -295,7 +442,7 @@ def command(
     root = root_of(ctx)
     loaded = load_tolerating_unfinished(root)
     protocol = protocol_or_fail(root, loaded.corpus)
-    session = Session(root, loaded, protocol, dt.date.today().isoformat())
+    session = Session(root, loaded, protocol, dt.date.today().isoformat(), check_round(protocol, round_id))
     entries, problems = read_queue(root)
     for problem in problems:
         click.echo(str(problem), err=True)
@@ -317,7 +464,7 @@ def command(
             f"{decided.get('date')}); edit screening/{entry.id}.yaml to reopen it"
         )
     if do_include:
-        click.echo(include(session, entry, key))
+        click.echo(include(session, entry, key, rule))
         return
     assert reason is not None
     reasons = [reason, *more]
@@ -327,7 +474,7 @@ def command(
             raise MasrlError(f"reason must be one of {', '.join(allowed)}, not {r!r}")
     if note is None:
         raise MasrlError(f"--exclude needs --note: one sentence of your own, at most {SUMMARY_MAX} characters")
-    click.echo(exclude(session, entry, reasons, stage or protocol.stages[0], note))
+    click.echo(exclude(session, entry, reasons, stage or protocol.stages[0], note, rule))
 
 
 def _identifier(d: dict[str, Any]) -> str:

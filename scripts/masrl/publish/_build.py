@@ -66,10 +66,15 @@ def analyse(root: Path, *, strict: bool = True, snapshot: str | None = None) -> 
     stats = _stats.compute(loaded.corpus)
     if snapshot is None:
         stats["snapshot"] = _stats.totals(loaded.corpus.snapshot())
-    protocol = _protocol(root, loaded.corpus) if strict else None
-    if protocol is not None:
-        from masrl.living._protocol import round_counts
+    protocol = None
+    if strict:
+        from masrl.living._protocol import check_with_records, round_counts
 
+        protocol, crossed = check_with_records(root, loaded)
+        errors = [p for p in crossed if p.is_error]
+        if errors:
+            raise BuildError(errors, loaded.files + 1)
+    if protocol is not None:
         stats["screening"]["rounds"] = round_counts(loaded.corpus, protocol)
     frame = _stats.papers_frame(loaded.corpus)
     readings = Readings(loaded.corpus, frame, stats)

@@ -219,14 +219,17 @@ def render_site(
         )
 
     page("index.md", "index.md.j2", citation=_citation(corpus.root))
+    table, details = _table_data(corpus, family, labels, tax)
     page(
         "papers/index.md",
         "papers-index.md.j2",
-        table=_table_data(corpus, family, labels, tax),
+        table=table,
+        details=f"../{DETAILS_FILE}",
         per_page=PAPERS_PER_PAGE,
         columns=_table_columns(tax),
         server_rows=corpus.papers[:SERVER_ROWS_MAX],
     )
+    out[f"{DOCS}/{DETAILS_FILE}"] = json.dumps(details, ensure_ascii=False, separators=(",", ":")) + "\n"
     by_family: dict[str, list[Paper]] = {}
     by_unit: dict[str, list[Paper]] = {}
     for q in corpus.papers:
@@ -279,6 +282,11 @@ def render_site(
         "screening.md.j2",
         protocol=protocol,
         round_flows=[spec for spec in specs if spec.name.startswith("screening-flow-")],
+        paper_keys={p.key for p in corpus.papers},
+        rule_numbers=lambda reasons: sorted({r.id for code in reasons for r in protocol.rules_for(code)}),
+        source_labels={x.id: x.label for x in protocol.sources} if protocol else {},
+        family_labels={f.id: f.label for f in protocol.query_families} if protocol else {},
+        short_version=lambda text: text[:12] if re.fullmatch(r"[0-9a-f]{40}", text) else text,
     )
     page("contributing.md", "contributing.md.j2", body=_contributing(corpus.root))
     page("releases.md", "releases.md.j2", body=_releases(corpus.root))
@@ -307,25 +315,34 @@ def _tags(p: Paper, family: dict[str, str], labels: dict[str, dict[str, str]]) -
     return tags
 
 
+DETAILS_FILE = (
+    "data/papers-details.json"  # under site/docs: what the papers page loads when a reader searches or exports
+)
+
+
 def _table_data(
     corpus: Any, family: dict[str, str], labels: dict[str, dict[str, str]], tax: Taxonomy
-) -> dict[str, Any]:
-    """The papers table's data: a row per paper and the filters, with their labels and values.
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The papers table's data, in two parts: what the page carries inline (a row per paper with
+    what the table shows and filters on, and the filters with their labels and values), and the
+    details the page loads only when a reader searches or exports (authors and summary, which
+    the search box reads too, and what only the BibTeX and CSV exports need).
 
     assets/papers.js knows no field or value by name: every filter (its URL key, label, kind and
     values) comes from here, so a field added to the taxonomy shows up without touching the script.
-    Row keys are short because the page carries the data inline; empty values are left out.
+    Row keys are short because the page carries the data inline; empty values are left out. The
+    details hold one entry per row, in the rows' order.
     """
     from masrl.corpus._export import bib_citation, bib_extras, bib_name, latex_text
 
     fields = table_fields(tax)
     rows = []
+    details = []
     for p in corpus.papers:
         cite = bib_citation(p, corpus.venues)
         row: dict[str, Any] = {
             "k": p.key,
             "t": p.title,
-            "au": list(p.authors),
             "y": p.year,
             "ve": p.venue,
             "ad": p.added,
@@ -333,16 +350,21 @@ def _table_data(
         for name, short in fields.items():
             row[short] = _cell_value(p, name, family, tax)
         optional = {
-            "ea": p.et_al,
             "s": p.strict_credit,
             "o": {o: s.code for o, s in (p.subdecisions or {}).items()},
-            "x": p.summary,
             "ax": p.arxiv,
+            "cd": p.code,
+        }
+        row.update({key: value for key, value in optional.items() if value})
+        rows.append(row)
+        more = {
+            "au": list(p.authors),
+            "ea": p.et_al,
+            "x": p.summary,
             "d": p.doi,
             # the url, left out when it is the arXiv abstract page (papers.js rebuilds it from "ax")
             "w": None if p.arxiv and p.url == f"https://arxiv.org/abs/{p.arxiv}" else p.url,
             "mw": list(p.more_urls),
-            "cd": p.code,
             "et": cite.entry_type,
             # the BibTeX year, only where the venue's year differs from the year of first appearance
             "by": cite.year if cite.year != p.year else None,
@@ -352,8 +374,7 @@ def _table_data(
             "bt": latex_text(p.title) if latex_text(p.title) != p.title else None,
             "ba": [bib_name(a) for a in p.authors] if any(bib_name(a) != a for a in p.authors) else None,
         }
-        row.update({key: value for key, value in optional.items() if value})
-        rows.append(row)
+        details.append({key: value for key, value in more.items() if value})
     filters: list[dict[str, Any]] = [
         {
             "k": short,
@@ -403,7 +424,8 @@ def _table_data(
     # When each entry joined the corpus, newest first: the survey's snapshot date, then each round's.
     added = sorted({p.added for p in corpus.papers}, reverse=True)
     filters.append({"k": "ad", "name": "added", "label": "Added", "kind": "eq", "values": [[d, d] for d in added]})
-    return {"rows": rows, "filters": filters, "defaults": _defaults(rows)}
+    table = {"rows": rows, "filters": filters, "defaults": _defaults(rows)}
+    return table, {"rows": details, "defaults": _defaults(details)}
 
 
 def _defaults(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -415,7 +437,7 @@ def _defaults(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """
     if not rows:
         return {}
-    shared = set(rows[0]).intersection(*rows[1:]) - {"k", "t", "au"}
+    shared = set(rows[0]).intersection(*rows[1:]) - {"k", "t", "au", "x"}
     defaults: dict[str, Any] = {}
     for key in sorted(shared):
         counts = Counter(row[key] for row in rows if isinstance(row[key], (str, int)))

@@ -27,24 +27,39 @@ Mapping:
   ``message`` delegating new work when the agent is already known) and a ``return`` to it at the
   end; ``create_agent``: a ``spawn``;
 * the agent spans of the top level (no mapped span above them, such as the agents of a workflow
-  or swarm span that names no agent): the first opens with an ``orchestrator_decision``; each
-  later one by another agent is a handoff, a ``spawn`` (or ``message``) by the agent that acted
-  before it, taken from a handoff span when there is one and inferred from the order (with a
-  warning) when not; the run closes with an ``aggregate`` by the last agent;
+  or swarm span that names no agent): the first opens with an ``orchestrator_decision``. Each
+  later step follows every earlier step that is over when it starts and that no step followed yet
+  (steps run side by side all lead to the next); when it is another agent's, it is handed over by
+  a ``spawn`` (or ``message``): from a handoff span, else from a tool call that hands the work
+  over, else by the agent OpenInference names as the graph node before it
+  (``graph.node.parent_id``), else, with a warning, by the agent whose step ended last. A step
+  that starts while every open step still runs goes alongside them (an agent not met yet counted
+  as spawned by the node it names, else by the root, with a warning). Each top-level agent that no
+  step follows closes with an ``aggregate``;
 * a tool span: a ``tool_call`` by the acting agent, lasting the span, and a ``tool_result`` by the
   tool at its end; a model call: a ``message`` from the acting agent to the model, with its tokens.
   A call whose span holds other mapped spans (a tool that runs a sub-agent) gets no ``end``: its
-  time is that of the events inside it, so no time is counted twice;
+  time is that of the events inside it, so no time is counted twice. An agent span that runs
+  wholly inside a sibling tool span (a delegation whose span context was not passed on) is moved
+  into it first;
 * a model or tool span outside any agent's work is credited to the agent it names, else to the
-  service (``service.name``), with a warning: a lone chat span is a one-agent trace.
+  agent acting at the top level when it starts (a workflow's step between agent spans), else to
+  the service (``service.name``), with a warning: a lone chat span is a one-agent trace.
+
+Framework departures from these conventions are read by the named adaptations of
+:mod:`masrl.trace._otel_frameworks` (which agent a span names, which spans are no call, which tool
+calls hand the work over or to a coworker).
 
 An agent span's own usage is kept only when no span inside it reports usage, so nothing is counted
 twice. A span with status ERROR or an ``exception`` event marks its event (the tool result, the
 model message, the return or aggregate) with ``status: error`` and the message in ``error``.
-Times become seconds from the trace's earliest span. Parent and child spans become ``parent``
-links and edges: from a span's first event to each child that starts it off, from each child to
-the next sibling that starts after it ends, and from the last children to the span's closing
-event. A child that starts before its parent or ends after it (clock skew) is moved inside it.
+Times become seconds from the trace's earliest span; a span lasts at least until its last event
+(a streamed answer's first token may come after the span closed). Parent and child spans become
+``parent`` links and edges: from a span's first event to each child that starts it off, from each
+child to the next sibling that starts after it ends (a sibling that starts while the ones before
+it still run, such as the calls one model turn asks for at once, follows what the latest of them
+followed), and from the last children to the span's closing event. A child that starts before its
+parent or ends after it (clock skew) is moved inside it.
 
 Every span that maps to no event (another operation or kind, no agent to act, a missing time) is
 kept, with its reason, in ``metadata.unmapped_spans`` and reported; its mapped descendants attach
@@ -65,6 +80,7 @@ import msgspec
 from msgspec import UNSET
 
 from masrl.trace import _model as m
+from masrl.trace import _otel_frameworks as fw
 from masrl.trace._problems import pointer
 
 OPERATION = "gen_ai.operation.name"
@@ -87,6 +103,7 @@ OI_TOOL = "tool.name"
 OI_MODEL = "llm.model_name"
 OI_TOKENS = ("llm.token_count.prompt", "llm.token_count.completion")
 OI_METADATA = "metadata"
+OI_NODE_ID, OI_PARENT_NODE = "graph.node.id", "graph.node.parent_id"  # a graph's node, and the one before it
 
 INVOKE_AGENT = "invoke_agent"
 CREATE_AGENT = "create_agent"
@@ -339,7 +356,11 @@ def _span(raw: Any, place: tuple[str, int, int, int], broken: list[Unmapped]) ->
 
 
 def _outcome(span: Span, status: Any, events: Any) -> None:
-    """Whether *span* failed (status ERROR, or an exception event), and its error message."""
+    """Whether *span* failed (status ERROR, or an exception event), and its error message.
+
+    A span lasts at least until its last event: an event recorded after the span's end (the first
+    token of a streamed answer, when the span closed as the stream was handed over) moves the end.
+    """
     message = None
     if isinstance(status, dict) and status.get("code") in _ERROR_CODES:
         span.failed = True
@@ -347,7 +368,12 @@ def _outcome(span: Span, status: Any, events: Any) -> None:
         message = text if isinstance(text, str) and text else None
     if isinstance(events, list):
         for event in events:
-            if not isinstance(event, dict) or event.get("name") != "exception":
+            if not isinstance(event, dict):
+                continue
+            at = event.get("timeUnixNano")
+            if (type(at) is str and at.isascii() and at.isdigit() and len(at) < 40) or type(at) is int:
+                span.end = max(span.end, int(at))
+            if event.get("name") != "exception":
                 continue
             try:
                 details = _attributes(event.get("attributes"))
@@ -453,17 +479,20 @@ def _graph_node(span: Span) -> str | None:
 
 
 def _role(span: Span, acting: str | None) -> _Role:
+    not_a_call = fw.not_a_call(span.name, span.attributes)
+    if not_a_call is not None:
+        return _Role(None, reason=not_a_call)
     op = span.operation
     if op is not None:
         if op == INVOKE_AGENT:
-            name = _text(span, AGENT_NAME, AGENT_ID)
+            name = fw.agent_name(span.name, span.attributes) or _text(span, AGENT_NAME, AGENT_ID)
             return (
                 _Role("agent", name)
                 if name
                 else _Role(None, reason=f"invoke_agent span names no agent ({AGENT_NAME} or {AGENT_ID})")
             )
         if op == CREATE_AGENT:
-            name = _text(span, AGENT_NAME, AGENT_ID)
+            name = fw.agent_name(span.name, span.attributes) or _text(span, AGENT_NAME, AGENT_ID)
             return (
                 _Role("create", name)
                 if name
@@ -483,7 +512,7 @@ def _role(span: Span, acting: str | None) -> _Role:
         return _Role(None, reason=f"no {OPERATION} or {OI_KIND} attribute")
     kind = kind.upper()
     if kind == "AGENT":
-        named = _graph_node(span)
+        named = _graph_node(span) or fw.agent_name(span.name, span.attributes)
         if named is None and _names_agents_below(span):
             return _Role(None, reason="OpenInference AGENT span names no agent, and agents that do run inside it")
         return _Role("agent", named or span.name or None)
@@ -491,7 +520,7 @@ def _role(span: Span, acting: str | None) -> _Role:
         return _Role("tool", _text(span, OI_TOOL) or span.name or None)
     if kind == "LLM":
         return _Role("model", _model_of(span))
-    node = _graph_node(span)
+    node = _graph_node(span) or fw.agent_name(span.name, span.attributes)
     if node is not None and node != acting:
         return _Role("agent", node)
     return _Role(None, reason=f"OpenInference {kind} span has no counterpart in an orchestration trace")
@@ -565,6 +594,7 @@ class _Node:
     agent: bool = False  # an agent's work (its closing event comes from the run's end at the top level)
     leads: list[m.Event] = field(default_factory=list)  # events the next step depends on (top level)
     until: float | None = None  # the span's end, for top-level agents whose closing event comes later
+    inner: _Node | None = None  # the work of an agent a tool hands work to, when no span of its own shows it
 
     @property
     def closing(self) -> m.Event:
@@ -579,6 +609,15 @@ class _Node:
         return float(last.t if last.end is UNSET else last.end)
 
 
+@dataclass
+class _Handoff:
+    """A tool call that hands the work over: by whom, to whom (None: the next agent to act)."""
+
+    by: str
+    to: str | None
+    call: _Node
+
+
 class _Builder:
     """Collects events and edges while the span tree is walked."""
 
@@ -591,6 +630,11 @@ class _Builder:
         self.known: dict[str, float] = {}  # agents spawned or acting as roots, and since when
         self.handoffs: dict[str, m.Event] = {}  # handoff events whose target has not started yet
         self.tops: list[_Node] = []  # mapped spans of the top level, in the order they start
+        # Top-level steps no later step has followed yet, by when they are over (a heap).
+        self.open: list[tuple[float, int, _Node]] = []
+        self.frontier: list[m.Event] = []  # what the latest step of the top level followed
+        self.evidence: list[_Handoff] = []  # tool calls that hand the work over, not yet used
+        self.node_ids: dict[str, str] = {}  # OpenInference graph node ids of the agents met
         self.closings: dict[int, dict[str, Any]] = {}  # fields of each top-level agent's closing event
         self.unmapped: list[Unmapped] = []
         self.warnings: list[str] = []
@@ -680,12 +724,48 @@ def convert_trace(trace_id: str, spans: list[Span], *, system: str | None = None
             parent.children.append(s)
         else:
             roots.append(s)
+    for s in spans:
+        if len(s.children) > 1:
+            _adopt(s)
     b = _Builder(min(s.start for s in spans), system or "agent")
     _walk(roots, b)
     if not b.events:
         return Skipped(trace_id, len(spans), b.unmapped)
     _close_run(b)
     return Imported(_finish(b, trace_id, system, len(spans)), b.unmapped, len(spans), b.adjusted, b.warnings)
+
+
+def _is_agent_span(span: Span) -> bool:
+    op = span.attributes.get(OPERATION)
+    return op == INVOKE_AGENT or (op is None and span.attributes.get(OI_KIND) == "AGENT")
+
+
+def _is_tool_span(span: Span) -> bool:
+    op = span.attributes.get(OPERATION)
+    return op == EXECUTE_TOOL or (op is None and span.attributes.get(OI_KIND) == "TOOL")
+
+
+def _adopt(parent: Span) -> None:
+    """Move each agent span that runs wholly within a sibling tool span into it.
+
+    A tool that hands a task to an agent runs that agent inside its call; when the framework does
+    not pass its span on (Agno's delegation to team members), the agent's span sits beside the tool's.
+    """
+    agents = [c for c in parent.children if _is_agent_span(c)]
+    tools = [c for c in parent.children if _is_tool_span(c)] if agents else None
+    if not tools:
+        return
+    for child in agents:
+        holders = [
+            t
+            for t in tools
+            if t.start <= child.start and child.end <= t.end and (t.start, t.end) != (child.start, child.end)
+        ]
+        if holders:
+            holder = max(holders, key=lambda t: (t.start, -t.end))
+            parent.children.remove(child)
+            holder.children.append(child)
+            child.parent = holder
 
 
 def _inside(span: Span, ancestor: Span) -> bool:
@@ -723,8 +803,9 @@ def _walk(roots: list[Span], b: _Builder) -> None:
                 count += 1
             continue
         for child in span.children:
-            _map(child, node, b)
-        _link(node, b)
+            _map(child, node.inner or node, b)
+        _link_all(node, b)
+        heapq.heappush(b.open, (node.done, len(b.tops), node))  # over at its end (known once linked)
 
 
 def _map(span: Span, enclosing: _Node | None, b: _Builder) -> None:
@@ -733,10 +814,17 @@ def _map(span: Span, enclosing: _Node | None, b: _Builder) -> None:
     node = _events(span, enclosing, b)
     if node is not None and enclosing is not None:
         enclosing.children.append(node)
+    holder = (node.inner or node) if node is not None else enclosing
     for child in span.children:
-        _map(child, node or enclosing, b)
+        _map(child, holder, b)
     if node is not None:
-        _link(node, b)
+        _link_all(node, b)
+
+
+def _link_all(node: _Node, b: _Builder) -> None:
+    if node.inner is not None:
+        _link(node.inner, b)
+    _link(node, b)
 
 
 def _convention(span: Span, b: _Builder) -> None:
@@ -798,6 +886,14 @@ def _events(span: Span, enclosing: _Node | None, b: _Builder) -> _Node | None:
             **_failure(span),
         )
         node = _Node(span, call, result, actor, "causal")
+        if role.name in fw.CREWAI_DELEGATION_TOOLS:
+            coworker = fw.coworker(span.attributes)
+            if coworker is not None and coworker != actor and not _holds_agent_span(span):
+                node.inner = _delegated(span, coworker, node, b)
+        if role.name in fw.HANDOFF_TOOLS:
+            hands_over, to = fw.handoff(span.attributes)
+            if hands_over and to != actor:
+                b.evidence.append(_Handoff(actor, to, node))
     else:
         assert role.name is not None
         usage = _tokens(span)
@@ -809,6 +905,37 @@ def _events(span: Span, enclosing: _Node | None, b: _Builder) -> _Node | None:
     return node
 
 
+def _holds_agent_span(span: Span) -> bool:
+    stack = list(span.children)
+    while stack:
+        s = stack.pop()
+        if _is_agent_span(s):
+            return True
+        stack.extend(s.children)
+    return False
+
+
+def _delegated(span: Span, agent: str, call: _Node, b: _Builder) -> _Node:
+    """The work of *agent*, to whom the tool of *call* hands a task, when no agent span shows it.
+
+    A spawn (or, for an agent already at work, a delegating message) by the caller when the tool
+    starts, and a return to it when the tool ends; the spans inside the tool are the agent's.
+    """
+    start, end = b.seconds(span.start), b.seconds(span.end)
+    attributes = {**_kept(span), "otel.delegated_to": agent}
+    if b.knows(agent, start):
+        first = b.add(m.Message, t=start, agent=call.actor, to=agent, parent=call.first.id, attributes=attributes)
+        link = "delegate"
+    else:
+        first = b.add(m.Spawn, t=start, agent=call.actor, to=agent, parent=call.first.id, attributes=attributes)
+        b.meet(agent, start)
+        link = "spawn"
+    last = b.add(m.Return, t=end, agent=agent, to=call.actor, parent=first.id, attributes=attributes)
+    inner = _Node(span, first, last, agent, link)
+    call.children.append(inner)
+    return inner
+
+
 def _own_actor(span: Span, role: _Role, b: _Builder) -> str | None:
     """Who acts in a model, tool or handoff span outside any agent's work."""
     named = _text(span, AGENT_NAME, AGENT_ID) or _graph_node(span)
@@ -816,8 +943,10 @@ def _own_actor(span: Span, role: _Role, b: _Builder) -> str | None:
         named = _text(span, "gen_ai.handoff.from_agent") or named
     if named:
         return named
+    if b.tops:  # the agent acting at the top level when it starts (a workflow's step between agent spans)
+        return b.tops[-1].actor
     if role.kind == "tool":
-        b.skip(span, "execute_tool span is not inside an agent's span and names no agent")
+        b.skip(span, "tool span is outside any agent's span, names no agent, and no agent is acting yet")
         return None
     b.warnings.append(
         f"{span.where}: span {span.name!r} is outside any agent's span and names no agent; credited to {b.fallback!r}"
@@ -825,50 +954,95 @@ def _own_actor(span: Span, role: _Role, b: _Builder) -> str | None:
     return b.fallback
 
 
-def _arrive(actor: str, start: float, where: str, b: _Builder) -> tuple[m.Event | None, str, list[m.Event]]:
+def _arrive(actor: str, start: float, span: Span, b: _Builder) -> tuple[m.Event | None, str, list[m.Event]]:
     """How the next step of the top level joins the run.
 
-    Returns the event that hands the work to *actor* (None when it needs none: the run's first
-    step, or the same agent going on), the edge type from it, and the events to link from.
+    A step follows every earlier step that is over when it starts and that no step has followed
+    yet (steps run side by side join there); a step that starts while all those still run goes
+    alongside them, from what the latest step followed. Returns the event that hands the work to
+    *actor* (None when it needs none: the run's first step, or an agent going on), the edge type
+    from it, and the events to link from. An OpenInference graph node names the node before it
+    (``graph.node.parent_id``): that agent is the one who starts it off or hands it the work.
     """
-    before = b.tops[-1] if b.tops else None
-    if before is None:
+    if not b.tops:
         b.meet(actor, start)
         return None, "causal", []
     root = b.tops[0]
-    if start < before.done:  # runs alongside the step before: started off by the run's first event
+    parent_id = span.attributes.get(OI_PARENT_NODE)
+    parent = b.node_ids.get(parent_id) if isinstance(parent_id, str) else None
+    done = []
+    while b.open and b.open[0][0] <= start:
+        done.append(heapq.heappop(b.open)[2])
+    if not done:  # runs alongside the steps still at work
         if b.knows(actor, start):
-            return None, "causal", [root.first]
+            return None, "causal", list(b.frontier or [root.first])
         if actor == root.actor:  # the root, in a span that starts before the one first met
             b.meet(actor, start)
             return None, "causal", []
-        spawn = b.add(m.Spawn, t=start, agent=root.actor, to=actor, attributes={"otel.inferred": "spawn"})
+        starter = next((n for n in reversed(b.tops) if n.actor == parent != actor), None)
+        recorded = starter is not None
+        by = starter or root
+        spawn = b.add(m.Spawn, t=start, agent=by.actor, to=actor, attributes={"otel.inferred": "spawn"})
         b.meet(actor, start)
-        b.link(root.first, spawn, "causal")
-        b.warnings.append(
-            f"{where}: {actor!r} starts while {before.actor!r} still works; counted as spawned by {root.actor!r}"
-        )
+        b.link(by.first, spawn, "causal")
+        if not recorded:
+            b.warnings.append(
+                f"{span.where}: {actor!r} starts while {b.tops[-1].actor!r} still works; "
+                f"counted as spawned by {root.actor!r}"
+            )
         return spawn, "spawn", []
-    leads = before.leads or [before.closing]
-    if actor == before.actor:
+    leads = [e for n in done for e in (n.leads or [n.closing])]
+    b.frontier = leads
+    if actor in {n.actor for n in done}:
         return None, "causal", leads
+    named = [n for n in done if n.actor == parent]
+    before = max(named or done, key=lambda n: n.done)  # the step named before it, or the one that ends last
+    joined = max(n.done for n in done)  # the handoff waits for every step it follows
     handoff = b.handoffs.pop(actor, None)
     if handoff is None or handoff.t > start:
-        kind: type[m.Event] = m.Message if b.knows(actor, before.done) else m.Spawn
-        handoff = b.add(kind, t=before.done, agent=before.actor, to=actor, attributes={"otel.inferred": "handoff"})
-        b.warnings.append(
-            f"{where}: no handoff span names {actor!r}; counted as handed off by {before.actor!r}, "
-            "whose work ends before it starts"
-        )
+        handoff = _handed_by_tool(actor, start, joined, b)
+        if handoff is None:
+            kind: type[m.Event] = m.Message if b.knows(actor, joined) else m.Spawn
+            handoff = b.add(kind, t=joined, agent=before.actor, to=actor, attributes={"otel.inferred": "handoff"})
+            if not named:
+                b.warnings.append(
+                    f"{span.where}: no handoff span names {actor!r}; counted as handed off by {before.actor!r}, "
+                    "whose work ends before it starts"
+                )
         for event in leads:
             b.link(event, handoff, "causal")
     b.meet(actor, handoff.t)
     return handoff, "delegate", []
 
 
+def _handed_by_tool(actor: str, start: float, joined: float, b: _Builder) -> m.Event | None:
+    """The handoff to *actor* made by the latest tool call that hands the work over to it (or to
+    whoever acts next) and ends before it starts, once the steps it follows (until *joined*) are
+    over; None when there is none."""
+    for k in range(len(b.evidence) - 1, -1, -1):
+        found = b.evidence[k]
+        result = found.call.closing
+        if found.by == actor or found.to not in (actor, None) or result.t > start:
+            continue
+        del b.evidence[k]
+        at = max(result.t, joined)
+        kind: type[m.Event] = m.Message if b.knows(actor, at) else m.Spawn
+        handoff = b.add(
+            kind,
+            t=at,
+            agent=found.by,
+            to=actor,
+            parent=found.call.first.id,
+            attributes={**_kept(found.call.span), "otel.handoff": "tool"},
+        )
+        b.link(result, handoff, "causal")
+        return handoff
+    return None
+
+
 def _top(node: _Node, b: _Builder) -> None:
     """Join a model, tool or handoff span of the top level to the run."""
-    opening, link, leads = _arrive(node.actor, node.first.t, node.span.where, b)
+    opening, link, leads = _arrive(node.actor, node.first.t, node.span, b)
     if opening is not None:
         b.link(opening, node.first, link)
     for event in leads:
@@ -879,12 +1053,15 @@ def _top(node: _Node, b: _Builder) -> None:
 def _agent_span(
     span: Span, agent: str, enclosing: _Node | None, b: _Builder, start: float, end: float, common: dict[str, Any]
 ) -> _Node | None:
+    node_id = span.attributes.get(OI_NODE_ID)
+    if isinstance(node_id, str):
+        b.node_ids[node_id] = agent
     usage = _tokens(span) if not _reports_usage(span) else None
     closing: dict[str, Any] = {"attributes": _kept(span), **_failure(span)}
     if usage is not None:
         closing["tokens"] = usage
     if enclosing is None:
-        opening, link, leads = _arrive(agent, start, span.where, b)
+        opening, link, leads = _arrive(agent, start, span, b)
         if opening is None:
             opening = b.add(m.OrchestratorDecision, t=start, agent=agent, **common)
         for event in leads:
@@ -920,13 +1097,15 @@ def _link(node: _Node, b: _Builder) -> None:
         node.until = float(node.first.end) if node.last is None else None
         node.first.end = UNSET
     waiting: list[_Node] = []  # children no later sibling depends on yet
+    frontier = [(node.first, node.link)]  # what the latest child followed
     for child in sorted(node.children, key=lambda n: (n.first.t, n.done)):
         before = [p for p in waiting if p.done <= child.first.t]
-        for p in before:
-            b.link(p.closing, child.first, "return" if isinstance(p.closing, m.Return) else "causal")
-            waiting.remove(p)
-        if not before:
-            b.link(node.first, child.first, node.link)
+        if before:
+            frontier = [(p.closing, "return" if isinstance(p.closing, m.Return) else "causal") for p in before]
+            for p in before:
+                waiting.remove(p)
+        for event, kind in frontier:
+            b.link(event, child.first, kind)
         waiting.append(child)
     if node.agent and node.last is None:  # a top-level agent: closed (or handed on) later
         node.leads = [p.closing for p in waiting] or [node.first]
@@ -942,13 +1121,8 @@ def _link(node: _Node, b: _Builder) -> None:
 
 def _close_run(b: _Builder) -> None:
     """Close the top-level agents' work: each one no later step follows ends in an aggregate."""
-    followed: set[int] = set()
-    for k, node in enumerate(b.tops[1:], start=1):
-        previous = b.tops[k - 1]
-        if b.seconds(node.span.start) >= previous.done:
-            followed.add(id(previous))
-    for node in b.tops:
-        if not node.agent or id(node) in followed:
+    for _, _, node in sorted(b.open, key=lambda item: item[1]):
+        if not node.agent:
             continue
         end = b.seconds(node.span.end)
         last = b.add(m.Aggregate, t=end, agent=node.actor, parent=node.first.id, **b.closings.get(id(node), {}))

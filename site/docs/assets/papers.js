@@ -7,8 +7,13 @@
  * no taxonomy field or value by name. Record strings reach the page through textContent, never as
  * HTML, so a title cannot inject markup. The view lives in the query string (`?u=orchestrator&u=team`
  * or `?u=orchestrator,team`), so it can be shared; a value the data does not know is reported and
- * ignored. Option counts follow the other filters (facets). No request leaves the page: exports are
- * built here and handed to the browser as a download.
+ * ignored. Option counts follow the other filters (facets).
+ *
+ * What only searching and exporting need (authors, summaries, BibTeX fields) is not in the page:
+ * it is the site's own data/papers-details.json (the element's data-details), fetched the first
+ * time a reader focuses the search box, opens a view with a search in its address, or exports.
+ * Until it arrives the search reads titles, keys and venues; then the view is filtered again.
+ * No request leaves the site: exports are built here and handed to the browser as a download.
  */
 (function () {
   "use strict";
@@ -20,18 +25,55 @@
   var data = JSON.parse(dataNode.textContent);
   var filters = data.filters;
   // Rows arrive without their empty keys (the page carries them inline); give every row the same
-  // keys in the same order, so the engine reads them the fast way, the same for every row.
-  var KEYS = ["k", "t", "au", "y", "ve", "ea", "s", "o", "x", "ax", "d", "w", "mw", "cd", "et", "by", "b", "bt", "ba"];
+  // keys in the same order, so the engine reads them the fast way, the same for every row. The
+  // details' keys (DETAIL_KEYS) are filled in when data/papers-details.json arrives.
+  var DETAIL_KEYS = ["au", "ea", "x", "d", "w", "mw", "et", "by", "b", "bt", "ba"];
+  var KEYS = ["k", "t", "y", "ve", "s", "o", "ax", "cd"].concat(DETAIL_KEYS);
   filters.forEach(function (f) { if (KEYS.indexOf(f.k) === -1) KEYS.push(f.k); });
   // A key a row lacks takes the value given under data.defaults, if any.
   var defaults = data.defaults || {};
   var rows = data.rows.map(function (raw) {
     var row = {};
     for (var i = 0; i < KEYS.length; i++) row[KEYS[i]] = KEYS[i] in raw ? raw[KEYS[i]] : defaults[KEYS[i]];
+    row.au = [];
     row._text = "";
     row._i = 0;
     return row;
   });
+  var detailsUrl = root.getAttribute("data-details");
+  var details = null;  // the promise of the details, once asked for
+
+  // The details of every row (authors, summary, BibTeX fields), fetched once; resolves to true when
+  // the rows hold them and their search text is complete, to false (with a notice) if they failed.
+  function loadDetails() {
+    if (details) return details;
+    details = fetch(detailsUrl)
+      .then(function (response) {
+        if (!response.ok) throw new Error(response.status + " " + response.statusText);
+        return response.json();
+      })
+      .then(function (more) {
+        var extra = more.defaults || {};
+        rows.forEach(function (row, r) {
+          var raw = more.rows[r] || {};
+          for (var i = 0; i < DETAIL_KEYS.length; i++) {
+            var key = DETAIL_KEYS[i];
+            row[key] = key in raw ? raw[key] : extra[key];
+          }
+          if (!row.au) row.au = [];
+          row._text = searchText(row);
+        });
+        update();
+        return true;
+      })
+      .catch(function (error) {
+        notice.textContent = "The authors and summaries could not be loaded (" + error.message + "), so the " +
+          "search reads titles, keys and venues only, and the exports are not available. Reload the page to try again.";
+        notice.hidden = false;
+        return false;
+      });
+    return details;
+  }
   var perPage = parseInt(root.getAttribute("data-per-page"), 10) || 100;
   var box = root.querySelector(".masrl-filterbox");
   var form = root.querySelector(".masrl-filters");
@@ -81,9 +123,13 @@
   // filter's value list) of the values it satisfies, so filtering compares small integers. Row r's
   // are at[i].pos[at[i].from[r] ..< at[i].from[r + 1]]: typed arrays, which the collector skips.
   var at = filters.map(function () { return { from: new Int32Array(rows.length + 1), pos: [] }; });
+  function searchText(row) {
+    return [row.t, row.k, row.au.join(" "), row.ve, row.x || ""].join(" ").toLowerCase();
+  }
+
   rows.forEach(function (row, r) {
     row._i = r;
-    row._text = [row.t, row.k, row.au.join(" "), row.ve, row.x || ""].join(" ").toLowerCase();
+    row._text = searchText(row);
     filters.forEach(function (f, i) {
       var column = at[i];
       valuesOf(row, f).forEach(function (v) {
@@ -504,6 +550,10 @@
   }
 
   function download(kind) {
+    loadDetails().then(function (ok) { if (ok) save(kind); });
+  }
+
+  function save(kind) {
     var text = exportText(kind);
     var type = kind === "bib" ? "application/x-bibtex" : "text/csv";
     var url = URL.createObjectURL(new Blob([text], { type: type + ";charset=utf-8" }));
@@ -542,6 +592,8 @@
       return Number(shown.textContent);
     },
     exportText: exportText,
+    // a promise of the details (authors, summaries, BibTeX fields): exportText needs them
+    ready: loadDetails,
   };
 
   buildFacets();
@@ -559,7 +611,9 @@
     state.page = 1;
     update();
   });
+  search.addEventListener("focus", loadDetails);
   search.addEventListener("input", function () {
+    loadDetails();
     state.q = search.value;
     state.page = 1;
     update();
@@ -599,4 +653,5 @@
   readUrl();
   search.value = state.q;
   update();
+  if (state.q) loadDetails();
 })();

@@ -1,0 +1,142 @@
+"""``masrl coverage``: how much of another curated list the corpus has screened."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from masrl.base._cli_common import MasrlError, root_of
+from masrl.corpus._cli import load_tolerating_unfinished
+from masrl.corpus._records import Corpus
+from masrl.living._lists import ListError, Matched, ReadList, match_list, read_list
+
+TITLE_WIDTH = 80
+
+
+@dataclass
+class Coverage:
+    """One list against the corpus."""
+
+    read: ReadList
+    matched: list[Matched]
+
+    def count(self, status: str) -> int:
+        return sum(1 for m in self.matched if m.status == status)
+
+    @property
+    def screened(self) -> int:
+        return self.count("retained") + self.count("excluded")
+
+    @property
+    def share(self) -> float:
+        return self.screened / len(self.matched) if self.matched else 1.0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "file": self.read.shown,
+            "format": self.read.format,
+            "listed": len(self.matched),
+            "screened": self.screened,
+            "retained": self.count("retained"),
+            "excluded": self.count("excluded"),
+            "queued": self.count("queued"),
+            "unscreened": self.count("queued") + self.count("unscreened"),
+            "papers": [_paper_json(m) for m in self.matched],
+        }
+
+
+def _paper_json(m: Matched) -> dict[str, Any]:
+    p = m.listed
+    return {
+        "line": p.line,
+        "title": p.title,
+        "arxiv": p.arxiv,
+        "doi": p.doi,
+        "url": p.url,
+        "status": m.status,
+        "record": m.record,
+        "queued": m.queued,
+    }
+
+
+def coverage(
+    corpus: Corpus, lists: Sequence[ReadList], queue: Sequence[Any] = (), unfinished: Sequence[Any] = ()
+) -> list[Coverage]:
+    """Each list of *lists* matched against *corpus* (and its *unfinished* records) and the screening *queue*."""
+    return [Coverage(read, match_list(read, corpus, queue, unfinished)) for read in lists]
+
+
+def _short(text: str | None) -> str:
+    text = text or "(no title)"
+    return text if len(text) <= TITLE_WIDTH else text[: TITLE_WIDTH - 3] + "..."
+
+
+def text_report(results: Sequence[Coverage]) -> str:
+    """Per list: its counts, then every paper it lists that the corpus has not screened."""
+    lines = []
+    for c in results:
+        n = len(c.matched)
+        waiting = c.count("queued")
+        lines.append(
+            f"{c.read.shown}: {n} papers listed; {c.screened} screened ({c.share:.0%}): "
+            f"{c.count('retained')} retained, {c.count('excluded')} excluded; "
+            f"{n - c.screened} not screened" + (f" ({waiting} waiting in screening/)" if waiting else "")
+        )
+        unscreened = [m for m in c.matched if m.status in ("queued", "unscreened")]
+        width = max([len(m.listed.shown_id()) for m in unscreened] + [0])
+        for m in unscreened:
+            where = f"  [screening/{m.queued}.yaml]" if m.queued else ""
+            lines.append(f"  line {m.listed.line:>5}  {m.listed.shown_id():<{width}}  {_short(m.listed.title)}{where}")
+    if len(results) > 1:
+        total = sum(len(c.matched) for c in results)
+        screened = sum(c.screened for c in results)
+        share = screened / total if total else 1.0
+        lines.append(f"all {len(results)} lists: {total} papers listed; {screened} screened ({share:.0%})")
+    return "\n".join(lines) + "\n"
+
+
+@click.command(name="coverage")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print every listed paper with what the corpus made of it, as JSON."
+)
+@click.pass_context
+def command(ctx: click.Context, files: tuple[Path, ...], as_json: bool) -> None:
+    """Compare the corpus with curated lists of the field kept elsewhere.
+
+    Reads each FILE (a README in Markdown, a BibTeX file or a CSV table) for the papers it names,
+    by arXiv id (any version, old style too), DOI, link or title, and prints how many of them the
+    corpus has screened: retained in papers/ or excluded in exclusions/. Then it lists, with their
+    lines, the papers never screened (those waiting in screening/ are marked). Nothing is written;
+    queue the unscreened with `masrl discover --source list FILE`.
+
+    Example:
+
+    \b
+        masrl coverage awesome-llm-marl/README.md
+        masrl coverage lists/*.md papers.bib --json
+    """
+    from masrl.living._queue import read_queue
+    from masrl.living._scaffold import unfinished_records
+
+    root = root_of(ctx)
+    loaded = load_tolerating_unfinished(root)
+    lists = []
+    for path in files:
+        try:
+            lists.append(read_list(path))
+        except ListError as exc:
+            raise MasrlError(str(exc)) from None
+    for problem in (p for read in lists for p in read.problems):
+        click.echo(f"{problem.path}:{problem.line}: warning: {problem.message}", err=True)
+    entries, _ = read_queue(root)
+    results = coverage(loaded.corpus, lists, entries, unfinished_records(loaded))
+    if as_json:
+        click.echo(json.dumps({"lists": [c.as_json() for c in results]}, indent=2, ensure_ascii=False))
+    else:
+        click.echo(text_report(results), nl=False)
