@@ -47,7 +47,8 @@ def tagged(repo_copy: Path) -> Path:
 
 def _retag_one_paper(root: Path) -> Path:
     """Move one paper's reward_type to another value and change its title, so every output changes."""
-    path = sorted((root / "papers").glob("*.yaml"))[0]
+    # A paper of the survey's snapshot, so the snapshot's figures and claims move too
+    path = next(p for p in sorted((root / "papers").glob("*.yaml")) if "\norigin: survey\n" in p.read_text("utf-8"))
     text = path.read_text("utf-8")
     old = next(line for line in text.splitlines() if line.startswith("reward_type:"))
     new = "reward_type: individual" if old != "reward_type: individual" else "reward_type: shared"
