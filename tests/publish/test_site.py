@@ -27,7 +27,6 @@ from masrl.publish._site import PAPERS_PER_PAGE
 CORPUS = load_corpus(REPO).corpus
 FAMILY = {p.key: CORPUS.taxonomy.family_of(p.reward_type) for p in CORPUS.papers}
 SITE_URL = "https://masrl.github.io/masrl/"  # site_url's default in site/mkdocs.yml
-PAGE_BUDGET = 150_000  # bytes: the papers page's own HTML, JS and data
 
 
 def test_mkdocs_strict_build_has_no_warnings(repo_build: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
@@ -44,10 +43,9 @@ def test_mkdocs_strict_build_has_no_warnings(repo_build: tuple[Path, subprocess.
 def test_papers_page_weight_is_within_budget(repo_site: Path) -> None:
     from masrl.bench._targets import PAGE_GZIP_BUDGET_KB, page_weight
 
-    page = (repo_site / "papers" / "index.html").stat().st_size
-    script = (repo_site / "assets" / "papers.js").stat().st_size
-    assert page + script <= PAGE_BUDGET, page + script
-    # as transferred; `masrl bench` holds the same budget at 300 entries
+    # The budget is what the page transfers when it loads (gzip): its HTML with the inline rows,
+    # and papers.js; `masrl bench` holds it at 300 entries too. The details (authors, summaries)
+    # come only when a reader searches or exports.
     _, html, js, details = page_weight(repo_site)
     assert html + js <= PAGE_GZIP_BUDGET_KB
     assert details > 0
