@@ -253,7 +253,7 @@ def test_drift_records_offline_and_holds_the_recordings_to_the_ground_truth() ->
     assert '--out "recorded/$FRAMEWORK" --all' in record["run"]
     check = steps["Import and hold to the request log"]
     assert check["env"]["MASRL_OTEL_RECORDINGS"] == "recorded"
-    assert check["run"].startswith("pytest tests/test_trace_otel_ground_truth.py")
+    assert check["run"].startswith("pytest tests/trace/test_trace_otel_ground_truth.py")
     assert "unset PIP_CONSTRAINT" in steps["Install the framework in an environment of its own"]["run"]
 
 
@@ -278,6 +278,16 @@ def test_every_job_has_a_timeout(job: dict[str, Any]) -> None:
     assert 0 < job["timeout-minutes"] <= 60
 
 
+def _publishes(job: dict[str, Any]) -> bool:
+    """Whether *job* belongs to a workflow that publishes a release (it runs on tags)."""
+    for path in sorted(WORKFLOWS.glob("*.yml")):
+        data = yaml.safe_load(path.read_text("utf-8"))
+        if job in data["jobs"].values():
+            triggers = data.get("on", data.get(True, {}))  # PyYAML reads the key `on` as True
+            return isinstance(triggers, dict) and "tags" in (triggers.get("push") or {})
+    raise AssertionError("job not found")
+
+
 @pytest.mark.parametrize("job", _jobs())
 def test_jobs_that_install_use_the_lock_and_the_cache(job: dict[str, Any]) -> None:
     runs = " ".join(str(s.get("run", "")) for s in job.get("steps", []))
@@ -286,8 +296,24 @@ def test_jobs_that_install_use_the_lock_and_the_cache(job: dict[str, Any]) -> No
         return
     assert job["env"]["PIP_CONSTRAINT"] == ".ci/constraints.txt"
     [setup] = _steps(job, "actions/setup-python")
+    if _publishes(job):
+        # What a release publishes is built without any cache another run could have poisoned.
+        assert "cache" not in setup.get("with", {})
+        return
     assert setup["with"]["cache"] == "pip"
     assert set(setup["with"]["cache-dependency-path"].split()) == CACHE_KEYS
+
+
+def test_the_release_workflow_writes_only_where_it_publishes() -> None:
+    data = yaml.safe_load((WORKFLOWS / "release.yml").read_text("utf-8"))
+    assert data["permissions"] == {}
+    assert {name: job["permissions"] for name, job in data["jobs"].items()} == {
+        "build": {"contents": "read"},
+        "publish": {"contents": "write"},
+    }
+    assert data["jobs"]["publish"]["needs"] == "build"
+    # The tag patterns accept calendar versions only
+    assert data[True]["push"]["tags"] == ["20[0-9][0-9].[0-9][0-9]", "20[0-9][0-9].[0-9][0-9].*"]
 
 
 def test_ci_run_installs_the_locked_versions() -> None:
@@ -338,3 +364,15 @@ def test_every_declared_dependency_is_locked(name: str) -> None:
 
 def test_the_lock_leaves_out_the_project() -> None:
     assert "masrl" not in LOCKED
+
+
+@pytest.mark.parametrize("path", sorted(WORKFLOWS.glob("*.yml")), ids=lambda p: p.name)
+def test_every_workflow_is_schema_valid(path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows", str(path)],
+        env=_offline_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (result.returncode, result.stdout.strip()) == (0, "ok -- validation done"), result.stdout + result.stderr

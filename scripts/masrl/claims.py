@@ -8,6 +8,7 @@ import click
 
 from masrl.analysis._claims import show_value, stress_json, stress_text
 from masrl.base._cli_common import ReportedFailure, root_of
+from masrl.base._git import at_option, corpus_at
 from masrl.build import analysis_or_fail
 from masrl.corpus._vocab import SURVEY
 
@@ -35,8 +36,9 @@ def _rows(rows: object) -> str:
     default=None,
     help="Read only the survey's own records (origin survey): every claim on the corpus as the survey published it.",
 )
+@at_option
 @click.pass_context
-def command(ctx: click.Context, quiet: bool, stress: bool, as_json: bool, snapshot: str | None) -> None:
+def command(ctx: click.Context, quiet: bool, stress: bool, as_json: bool, snapshot: str | None, at: str | None) -> None:
     """Evaluate every claim in claims.yaml and show the rows behind it.
 
     Each claim is evaluated on its own population (the survey snapshot unless it says
@@ -51,6 +53,8 @@ def command(ctx: click.Context, quiet: bool, stress: bool, as_json: bool, snapsh
     own population sets the exit code. With --snapshot survey, only the survey's own records are
     read, so every claim meets the corpus as the survey published it however much it has grown.
 
+    With --at REV, the claims and records of a git revision or release tag are evaluated.
+
     Example:
 
     \b
@@ -58,8 +62,10 @@ def command(ctx: click.Context, quiet: bool, stress: bool, as_json: bool, snapsh
         masrl claims --snapshot survey
         masrl claims --stress
         masrl claims --stress --json
+        masrl claims --at 2026.12
     """
-    analysis = analysis_or_fail(root_of(ctx), snapshot)
+    with corpus_at(root_of(ctx), at) as root:
+        analysis = analysis_or_fail(root, snapshot)
     outcomes = analysis.outcomes
     failing = [o for o in outcomes if not o.holds]
     if as_json:

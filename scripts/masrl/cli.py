@@ -31,6 +31,7 @@ COMMANDS = {
     "links": "masrl.links",
     "schema": "masrl.schema",
     "export": "masrl.export",
+    "release": "masrl.release",
     "trace": "masrl.trace.command",
     "bench": "masrl.bench.command",
     "discover": "masrl.living.discover",

@@ -2,63 +2,17 @@
 
 from __future__ import annotations
 
-import io
-import re
-import shutil
-import subprocess
-import tarfile
 import tempfile
 from pathlib import Path
 
 import click
 
 from masrl.base._cli_common import MasrlError, ReportedFailure, report, root_of
+from masrl.base._git import checkout_corpus
 from masrl.build import analysis_or_fail
 from masrl.corpus._vocab import TaxonomyError
 from masrl.publish._build import analyse
 from masrl.publish._errors import BuildError
-
-# What a corpus is made of; the rest of the tree does not affect counts or claims.
-CORPUS_PATHS = ("taxonomy.yaml", "venues.yaml", "claims.yaml", "papers", "exclusions", "audits")
-_RETIRED_LINE = re.compile(r"^entry_type:.*\n", re.M)  # a paper field venues.yaml replaced
-
-
-def _git(root: Path, *args: str) -> bytes:
-    try:
-        result = subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
-    except FileNotFoundError:
-        raise MasrlError("git is not installed; masrl diff reads the old corpus from git") from None
-    if result.returncode != 0:
-        message = result.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise MasrlError(f"git {' '.join(args[:2])} failed: {message[-1] if message else 'unknown error'}")
-    return result.stdout
-
-
-def checkout_corpus(root: Path, rev: str, into: Path) -> None:
-    """Extract the corpus files of *rev* into *into* (git archive, nothing touches the worktree)."""
-    top = Path(_git(root, "rev-parse", "--show-toplevel").decode().strip())
-    prefix = root.resolve().relative_to(top.resolve()).as_posix()
-    prefix = "" if prefix == "." else prefix + "/"
-    try:
-        _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
-    except MasrlError:
-        raise MasrlError(f"'{rev}' is not a commit of this repository (try a branch, tag or hash)") from None
-    listed = _git(root, "ls-tree", "--name-only", rev, "--", *[prefix + p for p in CORPUS_PATHS]).decode().split()
-    if not listed:
-        raise MasrlError(f"{rev} holds no corpus files ({', '.join(CORPUS_PATHS)})")
-    archive = _git(root, "archive", "--format=tar", rev, "--", *listed)
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(into, filter="data")
-    if prefix:
-        for item in (into / prefix).iterdir():
-            shutil.move(str(item), into / item.name)
-    if not (into / "venues.yaml").exists() and (root / "venues.yaml").is_file():
-        # A revision from before the venue registry: read with today's registry, its papers'
-        # entry_type fields (which the registry now gives) dropped, so its counts compare.
-        shutil.copy(root / "venues.yaml", into / "venues.yaml")
-        for path in (into / "papers").glob("*.yaml") if (into / "papers").is_dir() else ():
-            text = path.read_text("utf-8")
-            path.write_text(_RETIRED_LINE.sub("", text), "utf-8")
 
 
 @click.command(name="diff")

@@ -7,6 +7,7 @@ import json
 import click
 
 from masrl.base._cli_common import root_of
+from masrl.base._git import at_option, corpus_at
 from masrl.build import analysis_or_fail
 from masrl.corpus._vocab import SURVEY
 
@@ -19,8 +20,9 @@ from masrl.corpus._vocab import SURVEY
     default=None,
     help="Count only the survey's own records (origin survey): its figures as published, however the corpus has grown.",
 )
+@at_option
 @click.pass_context
-def command(ctx: click.Context, as_json: bool, snapshot: str | None) -> None:
+def command(ctx: click.Context, as_json: bool, snapshot: str | None, at: str | None) -> None:
     """Print the corpus statistics.
 
     With --json, prints the document published as site/docs/data/stats.json: `retained`,
@@ -32,14 +34,18 @@ def command(ctx: click.Context, as_json: bool, snapshot: str | None) -> None:
     counts only the 116 records taken from the survey's tables, so the survey's own numbers stay
     reproducible as the corpus grows.
 
+    --at REV counts the records of a git revision or release tag instead of the working tree.
+
     Example:
 
     \b
         masrl stats
         masrl stats --json | jq '.counts.credit_unit'
         masrl stats --snapshot survey --json
+        masrl stats --at 2026.12 --json
     """
-    analysis = analysis_or_fail(root_of(ctx), snapshot)
+    with corpus_at(root_of(ctx), at) as root:
+        analysis = analysis_or_fail(root, snapshot)
     stats = analysis.stats
     if as_json:
         click.echo(json.dumps(stats, indent=2, ensure_ascii=False))

@@ -230,7 +230,9 @@ def test_diff_reports_a_claim_turning_under_a_view(stressed: Path, run_cli: Any)
 
 
 def test_the_near_misses_are_the_surveys_ten(real: Analysis) -> None:
-    assert tuple(e.id for e in real.corpus.exclusions if e.if_retained is not None) == NEAR_MISSES
+    # Later rounds record near misses of their own; the survey's are these ten
+    survey = tuple(e.id for e in real.corpus.exclusions if e.if_retained is not None and e.origin == "survey")
+    assert survey == NEAR_MISSES
 
 
 def test_message_credit_narrows_from_two_to_one_under_strict(real: Analysis) -> None:
@@ -247,11 +249,19 @@ def test_orchestrator_credit_narrows_from_broad_to_strict(real: Analysis) -> Non
     ) == (8, 5)
 
 
-def test_no_view_finds_a_learned_stopping_decision(real: Analysis) -> None:
+def test_only_the_living_corpus_finds_a_learned_stopping_decision(real: Analysis) -> None:
+    # The survey's headline (no entry learns O5) holds on its snapshot under every view; the
+    # grown corpus holds one entry whose RL-trained controller decides when to stop
     row = next(r for r in real.stress if r.claim.id == "o5-learned")
-    assert {c.view.id: c.actual for c in row.cells} == dict.fromkeys(
-        ("snapshot", "living", "second_reader", "near_misses", "strict"), 0
-    )
+    cells = {c.view.id: c for c in row.cells}
+    assert {name: c.actual for name, c in cells.items()} == {
+        "snapshot": 0,
+        "living": 1,
+        "second_reader": 0,
+        "near_misses": 0,
+        "strict": 0,
+    }
+    assert cells["living"].rows == ["critique-routing2026"]
 
 
 @pytest.mark.parametrize("claim", ["message-credit-strict", "orchestrator-credit-strict"])

@@ -664,6 +664,17 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
             "audits/x.yaml:16:1: verdict: verdict 'agree' contradicts the readings, which differ on reward_type",
         ],
     ),
+    (
+        # the paper took the second reading to settle a recorded disagreement: no warning
+        "audit-settled",
+        "audits/x.yaml",
+        AUDIT_TEXT.replace(
+            "  reward_type: shared\n  credit_unit: agent\n  topology: centralized\nsecond",
+            "  reward_type: hybrid\n  credit_unit: agent\n  topology: centralized\nsecond",
+        ).replace("verdict: agree", "verdict: disagree_reward\nnote: Settled for the second reading."),
+        0,
+        [],
+    ),
 ]
 
 

@@ -30,6 +30,8 @@ PAGE_KINDS = {
     "whats-new": "/whats-new/",
     "traces": "/traces/",
     "contributing": "/contributing/",
+    "releases": "/releases/",
+    "python-api": "/python-api/",
     "not-found": "/no/such/page/",
 }
 PUBLISHED_UNDER = "/masrl/"  # the path of site_url's default in site/mkdocs.yml

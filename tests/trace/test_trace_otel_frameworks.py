@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, assert_golden
+from conftest import FIXTURES, REPO, assert_golden
 
 OTEL = FIXTURES / "otel"
 AUTOGEN = OTEL / "autogen-round-robin.json"
@@ -480,7 +480,7 @@ def test_adaptation_coworker(case: str, attributes: dict[str, Any], coworker: st
 
 # --- The traces page's table of frameworks, held to what recorded the fixtures -------------------
 
-TRACES_PAGE = Path(__file__).resolve().parents[2] / "site" / "docs" / "traces.md"
+TRACES_PAGE = REPO / "site" / "docs" / "traces.md"
 PIN_FILES = sorted([*OTEL.glob("requirements-*.txt"), *OTEL.glob("*/requirements.txt")])
 
 

@@ -6,7 +6,8 @@
 * :mod:`._records` holds the typed records and loads a corpus; :mod:`._checks` holds the rules
   that look across fields and records;
 * :mod:`._format` writes records in canonical form; :mod:`._export` and :mod:`._bibtex` turn
-  them into CSV, JSON and BibTeX.
+  them into CSV, JSON and BibTeX; :mod:`._datapackage` describes the exports as a Frictionless
+  Data Package.
 
 May import: :mod:`masrl.base`.
 """

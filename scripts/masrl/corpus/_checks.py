@@ -313,7 +313,10 @@ def _check_verdict(audit: Audit, doc: Document) -> Iterator[Problem]:
 def _check_audit_against_paper(audit: Audit, paper: Paper, doc: Document) -> Iterator[Problem]:
     shown = audit.path
     for name in v.AUDITED_TAGS:
-        if audit.first_reading[name] != paper.tag(name):
+        # A tag that now reads as the second reader read it, in an audit that records the
+        # disagreement, was changed to settle that audit: nothing has drifted.
+        settled = audit.verdict not in v.AGREE_VERDICTS and audit.second_reading.get(name) == paper.tag(name)
+        if audit.first_reading[name] != paper.tag(name) and not settled:
             yield _at(
                 doc,
                 shown,

@@ -154,7 +154,7 @@ def _render_text(
     root: Path, analysis: Analysis, specs: list[Any], traces: Any, outputs: dict[str, str | bytes]
 ) -> None:
     """Every generated file but the figures, added to *outputs*."""
-    from masrl.corpus import _export
+    from masrl.corpus import _datapackage, _export
     from masrl.publish import _news, _render, _site
     from masrl.publish._render import README, RenderError
     from masrl.trace import _schema as _trace_schema
@@ -167,6 +167,8 @@ def _render_text(
     outputs[f"{data}/papers.csv"] = _export.papers_csv(corpus)
     outputs[f"{data}/excluded.csv"] = _export.exclusions_csv(corpus)
     outputs[f"{data}/corpus.json"] = _export.corpus_json(corpus)
+    outputs[f"{data}/{_datapackage.AUDITS}"] = _datapackage.audits_csv(corpus)
+    outputs[f"{data}/{_datapackage.PACKAGE}"] = _datapackage.datapackage(corpus, _corpus_title(root))
     bib = _export.papers_bib(corpus)
     outputs[f"{data}/papers.bib"] = bib
     outputs.update(_site.render_site(analysis, specs, traces, _export.bib_blocks(bib), _protocol(root, corpus)))
@@ -180,6 +182,18 @@ def _render_text(
         outputs[README] = _render.replace_blocks(current.decode("utf-8"), blocks)
     except RenderError as exc:
         raise BuildError([], 0, str(exc)) from None
+
+
+def _corpus_title(root: Path) -> str:
+    """The corpus's title from CITATION.cff (the data package's title), or its short name."""
+    from masrl.corpus._yaml import YamlError, load_path
+
+    try:
+        data = load_path(root / "CITATION.cff").data
+    except (OSError, YamlError):
+        return "masrl"
+    title = data.get("title") if isinstance(data, dict) else None
+    return str(title) if title else "masrl"
 
 
 def _protocol(root: Path, corpus: Corpus) -> Any:

@@ -289,6 +289,7 @@ def render_site(
         short_version=lambda text: text[:12] if re.fullmatch(r"[0-9a-f]{40}", text) else text,
     )
     page("contributing.md", "contributing.md.j2", body=_contributing(corpus.root))
+    page("releases.md", "releases.md.j2", body=_releases(corpus.root))
     if traces is not None:
         page("traces.md", "traces.md.j2", **traces)
     page("python-api.md", "python-api.md.j2", **python_api_context(tax))
@@ -535,6 +536,9 @@ def _citation(root: Path) -> dict[str, Any] | None:
         "year": preferred.get("year", ""),
         "url": preferred.get("url", ""),
         "corpus_title": data.get("title", ""),
+        "version": str(data.get("version", "")),
+        "released": str(data.get("date-released", "")),
+        "doi": str(data.get("doi", "")),
     }
 
 
@@ -547,6 +551,16 @@ def _contributing(root: Path) -> str:
     for name in REPO_FILES:
         text = re.sub(rf"\[([^\]]+)\]\({re.escape(name)}\)", rf"`{name}`", text)
     return text
+
+
+def _releases(root: Path) -> str | None:
+    """The release entries of CHANGELOG.md (its own title and preamble left out), or None before the first."""
+    try:
+        text = (root / "CHANGELOG.md").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    first = re.search(r"^## ", text, re.M)
+    return text[first.start() :] if first else None
 
 
 TRACES_DIR = "traces"

@@ -31,6 +31,7 @@ INPUT_FILES = (
     "README.md",
     "CONTRIBUTING.md",
     "CITATION.cff",
+    "CHANGELOG.md",
 )
 INPUT_DIRS = ("papers", "exclusions", "audits", "traces", "site", "schemas", "screening")
 SKIP_DIRS = frozenset({"build", "__pycache__", ".cache"})  # site/build is MkDocs' output, not ours
