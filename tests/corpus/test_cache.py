@@ -18,12 +18,15 @@ from masrl.corpus._load import load_corpus
 
 @pytest.fixture
 def copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Forty papers and twenty exclusions of the repository with its taxonomy and venue registry,
-    as the working directory, caching on."""
+    """Forty papers and twenty exclusions of the repository with its taxonomy, venue registry and
+    protocol, as the working directory, caching on."""
     root = tmp_path / "corpus"
     root.mkdir()
     for name in ("taxonomy.yaml", "venues.yaml"):
         shutil.copy(REPO / name, root / name)
+    # the protocol whose rounds and rules records name, without precedents this subset may lack
+    protocol = (REPO / "protocol.yaml").read_text("utf-8")
+    (root / "protocol.yaml").write_text(re.sub(r"\n +precedents: \[[^\]]*\]", "", protocol), "utf-8")
     for folder, n in (("papers", 40), ("exclusions", 20)):
         (root / folder).mkdir()
         for path in [
@@ -70,10 +73,10 @@ def test_a_second_load_reads_no_file_and_finds_the_same(
     copy: Path, parsed: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Act
-    first = load_corpus(copy)
+    first = load_corpus(copy, write_cache=True)
     files = len(parsed)
     parsed.clear()
-    second = load_corpus(copy)
+    second = load_corpus(copy, write_cache=True)
     # Assert
     assert files == first.files >= 60
     assert parsed == []
@@ -95,12 +98,12 @@ def test_an_edited_record_is_read_again_and_its_problems_found(
     copy: Path, parsed: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Arrange
-    load_corpus(copy)
+    load_corpus(copy, write_cache=True)
     parsed.clear()
     path = copy / "papers" / "c3.yaml"
     path.write_text(path.read_text("utf-8").replace("topology: ", "topology: star  # ", 1), "utf-8")
     # Act
-    loaded = load_corpus(copy)
+    loaded = load_corpus(copy, write_cache=True)
     # Assert: only the edited file was read, and its problem is found at its line
     assert parsed == ["c3.yaml"]
     assert [p for p in loaded.problems if p.path == "papers/c3.yaml"] == [
@@ -117,10 +120,10 @@ def test_a_warning_from_the_cache_still_names_its_line(copy: Path, parsed: list[
     )
     path.write_text(text, "utf-8")
     _settle(copy)
-    first = [p for p in load_corpus(copy).problems if p.path == "papers/c3.yaml"]
+    first = [p for p in load_corpus(copy, write_cache=True).problems if p.path == "papers/c3.yaml"]
     parsed.clear()
     # Act
-    second = [p for p in load_corpus(copy).problems if p.path == "papers/c3.yaml"]
+    second = [p for p in load_corpus(copy, write_cache=True).problems if p.path == "papers/c3.yaml"]
     # Assert
     assert parsed == []
     assert second == first
@@ -132,7 +135,7 @@ def test_a_corpus_with_an_error_writes_no_cache(copy: Path) -> None:
     path = copy / "exclusions" / "E001.yaml"
     path.write_text(path.read_text("utf-8").replace("stage: ", "stage: never  # ", 1), "utf-8")
     _settle(copy)
-    assert not load_corpus(copy).ok
+    assert not load_corpus(copy, write_cache=True).ok
     assert not (copy / CACHE_FILE).exists()
 
 
@@ -142,7 +145,7 @@ def test_a_corpus_with_an_error_writes_no_cache(copy: Path) -> None:
 )
 def test_what_the_cache_depends_on(copy: Path, parsed: list[str], monkeypatch: pytest.MonkeyPatch, change: str) -> None:
     # Arrange
-    load_corpus(copy)
+    load_corpus(copy, write_cache=True)
     parsed.clear()
     cache = copy / CACHE_FILE
     removed = copy / "papers" / "malt.yaml"
@@ -167,7 +170,7 @@ def test_what_the_cache_depends_on(copy: Path, parsed: list[str], monkeypatch: p
                 return dt.date(2099, 1, 1)
 
         monkeypatch.setattr(dt, "date", Tomorrow)
-    loaded = load_corpus(copy)
+    loaded = load_corpus(copy, write_cache=True)
     # Assert: anything the checks depend on reads every file again; a removed file is forgotten
     if change == "file removed":
         assert parsed == []
@@ -185,12 +188,14 @@ def _entries(cache: Path) -> dict[str, object]:
     return dict(_DECODER.decode(cache.read_bytes()).entries)
 
 
-def test_validate_reads_the_cache_and_reports_the_same(copy: Path, run_cli: object) -> None:
+def test_validate_reads_the_cache_and_reports_the_same(copy: Path, run_cli: object, parsed: list[str]) -> None:
     # The command line, twice: the second run reads no record, and says the same
     first = run_cli("validate")  # type: ignore[operator]
+    parsed.clear()
     second = run_cli("validate")  # type: ignore[operator]
-    assert (first.exit_code, first.stdout, first.stderr) == (second.exit_code, second.stdout, second.stderr)
-    assert (copy / CACHE_FILE).is_file()
+    assert first.exit_code == 0, first.output
+    assert (first.stdout, first.stderr) == (second.stdout, second.stderr)
+    assert parsed == []
 
 
 def test_a_file_changed_a_moment_ago_is_read_every_time(copy: Path, parsed: list[str]) -> None:
@@ -198,8 +203,16 @@ def test_a_file_changed_a_moment_ago_is_read_every_time(copy: Path, parsed: list
     path = copy / "papers" / "c3.yaml"
     path.write_text(path.read_text("utf-8"), "utf-8")
     # Act
-    load_corpus(copy)
+    load_corpus(copy, write_cache=True)
     parsed.clear()
-    load_corpus(copy)
+    load_corpus(copy, write_cache=True)
     # Assert
     assert parsed == ["c3.yaml"]
+
+
+def test_only_validate_writes_the_cache(copy: Path, run_cli: object) -> None:
+    # a plain load (build, check, stats and the rest) reads the cache but never writes it
+    load_corpus(copy)
+    assert not (copy / CACHE_FILE).exists()
+    assert run_cli("validate").exit_code == 0  # type: ignore[operator]
+    assert (copy / CACHE_FILE).is_file()

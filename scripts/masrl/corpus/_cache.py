@@ -1,5 +1,8 @@
 """A cache of checked records, so loading the corpus reads again only the files that changed.
 
+``masrl validate`` writes it (the pre-commit hook and an editing session run it often); every
+command that loads the corpus reads it.
+
 Parsing a record and running the checks that look at it alone (its spec and its own rules) is most
 of what ``masrl validate`` does; at a few hundred records that is most of a second of work, for
 files that rarely change between two runs. Each file's result (the typed record, its problems, its

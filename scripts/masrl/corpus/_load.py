@@ -236,8 +236,12 @@ def _parse_cached(
     return [item for item in out if item is not None], cache
 
 
-def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
+def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = (), *, write_cache: bool = False) -> Loaded:
     """Load, check and type every record under *root*, plus *extra* (kind, path) files.
+
+    Records unchanged since the cache was written are taken from it (:mod:`masrl.corpus._cache`);
+    with *write_cache* (``masrl validate``), the cache is brought up to date when the corpus has no
+    error. Other commands only read it, so a preview or a failed command writes nothing.
 
     Raises :class:`masrl.corpus._vocab.TaxonomyError` only when taxonomy.yaml itself is broken; every
     problem in records is returned in :attr:`Loaded.problems`.
@@ -273,6 +277,6 @@ def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
     )
     loaded.problems.extend(cross_check(loaded.corpus, loaded.handles))
     loaded.problems.sort()
-    if cache is not None and loaded.ok:
+    if cache is not None and write_cache and loaded.ok:
         cache.save()  # a corpus with errors writes nothing, not even its cache
     return loaded
