@@ -33,7 +33,7 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
             kind = kind_of(file) or "paper"
             extra.append((kind, file))
             wanted.add(file.resolve())
-    loaded = load_corpus(root, extra)
+    loaded = load_corpus(root, extra, write_cache=True)
     problems, files = loaded.problems, loaded.files
     problems = sorted([*problems, *check_with_records(root, loaded)[1]])
     protocol = root / PROTOCOL_FILE

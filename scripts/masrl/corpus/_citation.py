@@ -41,6 +41,17 @@ def _line(doc: Document, path: tuple[str | int, ...]) -> int:
     return doc.mark(path).line
 
 
+class _Where:
+    """Where a record writes its venue, as messages say it: "venue (line 9) is 'ICLR 2025'". The
+    line is found only when a message is written (finding it may read the record again)."""
+
+    def __init__(self, paper: Paper, doc: Document) -> None:
+        self.paper, self.doc = paper, doc
+
+    def __str__(self) -> str:
+        return f"venue (line {_line(self.doc, ('venue',))}) is {self.paper.venue!r}"
+
+
 def venue_problems(paper: Paper, venues: Venues, doc: Document) -> Iterator[Problem]:
     """Every way *paper* disagrees with its venue in the registry."""
 
@@ -58,7 +69,7 @@ def venue_problems(paper: Paper, venues: Venues, doc: Document) -> Iterator[Prob
         )
         return
     venue = placed.venue
-    where = f"venue (line {_line(doc, ('venue',))}) is {paper.venue!r}"
+    where = _Where(paper, doc)
     if placed.year is not None and placed.year < paper.year:
         yield at(
             ("year",),
@@ -105,7 +116,7 @@ def venue_problems(paper: Paper, venues: Venues, doc: Document) -> Iterator[Prob
 
 
 def _year_named(
-    paper: Paper, placed: Placed, text: str, path: tuple[str, str], where: str, at: Any
+    paper: Paper, placed: Placed, text: str, path: tuple[str, str], where: _Where, at: Any
 ) -> Iterator[Problem]:
     """A booktitle naming the record's venue in another year than the venue's."""
     years = {int(y) for y in YEAR.findall(text)}

@@ -9,12 +9,14 @@ registry (:mod:`masrl.corpus._checks`, :mod:`masrl.corpus._venues`), and returns
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from masrl.base._problems import Problem, has_errors
+from masrl.corpus._cache import RecordCache
 from masrl.corpus._checks import cross_check, record_check, record_ids, record_name
 from masrl.corpus._records import (
     A_RECORD,
@@ -65,9 +67,18 @@ def record_files(root: Path) -> list[tuple[str, Path]]:
     out: list[tuple[str, Path]] = []
     for folder, kind in RECORD_DIRS.items():
         base = root / folder
-        if base.is_dir():
-            out.extend((kind, p) for p in sorted(base.iterdir()) if p.suffix == SUFFIX and p.is_file())
+        out.extend((kind, base / e.name) for e in _entries(base) if os.path.splitext(e.name)[1] == SUFFIX and e.is_file())
     return out
+
+
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    """The entries of *folder* by name (none when it is missing); the scan knows each entry's type
+    without a call to stat."""
+    try:
+        with os.scandir(folder) as it:
+            return sorted(it, key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
 
 
 def stray_files(root: Path, shown: Callable[[Path], str]) -> Iterator[Problem]:
@@ -76,14 +87,13 @@ def stray_files(root: Path, shown: Callable[[Path], str]) -> Iterator[Problem]:
     Hidden entries (``.gitkeep``, an editor's swap file) are never records and are passed over."""
     for folder, kind in RECORD_DIRS.items():
         base = root / folder
-        if not base.is_dir():
-            continue
-        for p in sorted(base.iterdir()):
-            if p.name.startswith(".") or (p.suffix == SUFFIX and p.is_file()):
+        for e in _entries(base):
+            p = base / e.name
+            if e.name.startswith(".") or (p.suffix == SUFFIX and e.is_file()):
                 continue
-            if p.suffix in (".yml", ".YAML", ".YML") and p.is_file():
+            if p.suffix in (".yml", ".YAML", ".YML") and e.is_file():
                 hint = f"rename it to {p.stem}{SUFFIX}"
-            elif p.is_dir():
+            elif e.is_dir():
                 hint = f"move its files into {folder}/ or out of it"
             else:
                 hint = f"{A_RECORD[kind]} is a {SUFFIX} file; move this file out of {folder}/"
@@ -167,8 +177,79 @@ def _parse_all(items: list[tuple[str, Path, str]], taxonomy: Taxonomy) -> list[t
     return [(p, Document(None, {}, source=p.path)) for chunk in results for p in chunk]
 
 
-def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
+RACY_NS = 2_000_000_000  # files changed less than this long ago are read every time
+
+
+def _parse_cached(
+    root: Path, items: list[tuple[str, Path, str]], taxonomy: Taxonomy
+) -> tuple[list[tuple[_Parsed, Document]], RecordCache | None]:
+    """:func:`_parse_all`, reading again only the files that changed since the last load
+    (:mod:`masrl.corpus._cache`); the results come back in the order of *items*, with the cache
+    to save once the load is known to be sound."""
+    import datetime as dt
+
+    from masrl.corpus._cache import Entry, open_cache
+
+    try:
+        taxonomy_bytes = (root / "taxonomy.yaml").read_bytes()
+    except OSError:
+        return _parse_all(items, taxonomy), None
+    cache = open_cache(root, taxonomy_bytes, dt.date.today().isoformat())
+    if cache is None:
+        return _parse_all(items, taxonomy), None
+    out: list[tuple[_Parsed, Document] | None] = []
+    missing: list[tuple[str, Path, str]] = []
+    stats: dict[Path, os.stat_result] = {}
+    for kind, path, shown in items:
+        try:
+            stats[path] = stat = path.stat()
+        except OSError:
+            stat = None
+        entry = cache.get(path, shown, stat) if stat is not None else None
+        if entry is None or entry.kind != kind:
+            out.append(None)
+            missing.append((kind, path, shown))
+            continue
+        parsed = _Parsed(kind, path, shown, entry.parsed, entry.name, entry.idents, entry.record, list(entry.problems))
+        out.append((parsed, Document(None, {}, source=path)))
+    fresh = iter(_parse_all(missing, taxonomy))
+    # A file changed in the last moments may change again within the clock's resolution, keeping
+    # its size and time: it is not cached until it has been still for a while ("racily clean").
+    settled = time.time_ns() - RACY_NS
+    for i, item in enumerate(out):
+        if item is not None:
+            continue
+        parsed, doc = next(fresh)
+        out[i] = (parsed, doc)
+        stat = stats.get(parsed.path)
+        if stat is not None and stat.st_mtime_ns < settled:
+            record = parsed.record
+            cache.put(
+                parsed.path,
+                Entry(
+                    stat.st_size,
+                    stat.st_mtime_ns,
+                    parsed.kind,
+                    parsed.shown,
+                    parsed.parsed,
+                    parsed.name,
+                    parsed.idents,
+                    tuple(parsed.problems),
+                    paper=record if isinstance(record, Paper) else None,
+                    exclusion=record if isinstance(record, Exclusion) else None,
+                    audit=record if isinstance(record, Audit) else None,
+                ),
+            )
+    cache.keep_only(stats)
+    return [item for item in out if item is not None], cache
+
+
+def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = (), *, write_cache: bool = False) -> Loaded:
     """Load, check and type every record under *root*, plus *extra* (kind, path) files.
+
+    Records unchanged since the cache was written are taken from it (:mod:`masrl.corpus._cache`);
+    with *write_cache* (``masrl validate``), the cache is brought up to date when the corpus has no
+    error. Other commands only read it, so a preview or a failed command writes nothing.
 
     Raises :class:`masrl.corpus._vocab.TaxonomyError` only when taxonomy.yaml itself is broken; every
     problem in records is returned in :attr:`Loaded.problems`.
@@ -186,7 +267,8 @@ def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
         files += [(k, p) for k, p in extra if p.resolve() not in seen]
     loaded = Loaded(Corpus(root, taxonomy, (), (), ()), problems=strays, files=len(files))
     typed: dict[str, list[Any]] = {"paper": [], "exclusion": [], "audit": []}
-    for parsed, doc in _parse_all([(kind, path, shown_of(path)) for kind, path in files], taxonomy):
+    results, cache = _parse_cached(root, [(kind, path, shown_of(path)) for kind, path in files], taxonomy)
+    for parsed, doc in results:
         loaded.problems.extend(parsed.problems)
         if not parsed.parsed:
             continue
@@ -203,4 +285,6 @@ def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = ()) -> Loaded:
     )
     loaded.problems.extend(cross_check(loaded.corpus, loaded.handles))
     loaded.problems.sort()
+    if cache is not None and write_cache and loaded.ok:
+        cache.save()  # a corpus with errors writes nothing, not even its cache
     return loaded

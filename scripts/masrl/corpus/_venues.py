@@ -103,8 +103,11 @@ class Venues:
 
     venues: tuple[Venue, ...] = ()
     loaded: bool = True  # False when venues.yaml is missing or broken: records are not checked against it
-    _forms: list[tuple[re.Pattern[str], Venue]] = field(default_factory=list, repr=False)
-    _aliases: list[tuple[re.Pattern[str], str, Venue]] = field(default_factory=list, repr=False)
+    # Each form as (its text before the first slot, its pattern), compiled only when a record's
+    # venue starts with that text: a run meets a few dozen of the registry's forms, not all of them.
+    _forms: list[tuple[str, str, Venue]] = field(default_factory=list, repr=False)
+    _compiled: dict[str, re.Pattern[str]] = field(default_factory=dict, repr=False)
+    _aliases: list[tuple[str, str, Venue]] = field(default_factory=list, repr=False)
     _placed: dict[str, Placed | None] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -113,12 +116,28 @@ class Venues:
                 pattern = re.escape(form)
                 for slot, group in _FORM_SLOTS.items():
                     pattern = pattern.replace(re.escape(slot), group)
-                self._forms.append((re.compile(f"^{pattern}$"), venue))
-            for alias in venue.aliases:
+                literal = form.split("{", 1)[0]
+                self._forms.append((literal, f"^{pattern}$", venue))
+
+    def _alias_patterns(self, text: str) -> Iterator[tuple[re.Pattern[str], str, Venue]]:
+        """The aliases that could be named in *text* (their first word is in it), as patterns;
+        each is compiled the first time a text holds its first word."""
+        if not self._aliases:
+            for venue in self.venues:
+                for alias in venue.aliases:
+                    words = re.findall(r"[^\W_]+", alias)
+                    self._aliases.append((words[0].lower() if words else "", alias, venue))
+        lowered = text.lower()
+        for first, alias, venue in self._aliases:
+            if first not in lowered:
+                continue
+            pattern = self._compiled.get(alias)
+            if pattern is None:
                 # Words in order, with any punctuation or space between them: "Linguistics: ACL"
                 # also matches "Linguistics, {ACL}" as DBLP writes it.
                 words = r"[\W_]+".join(re.escape(w) for w in re.findall(r"[^\W_]+", alias))
-                self._aliases.append((re.compile(rf"(?<![\w-]){words}(?![\w-])", re.I), alias, venue))
+                pattern = self._compiled[alias] = re.compile(rf"(?<![\w-]){words}(?![\w-])", re.I)
+            yield pattern, alias, venue
 
     def by_id(self, venue_id: str) -> Venue:
         for venue in self.venues:
@@ -131,7 +150,12 @@ class Venues:
         if text in self._placed:
             return self._placed[text]
         found = None
-        for pattern, venue in self._forms:
+        for literal, source, venue in self._forms:
+            if not text.startswith(literal):
+                continue
+            pattern = self._compiled.get(source)
+            if pattern is None:
+                pattern = self._compiled[source] = re.compile(source)
             m = pattern.match(text)
             if m:
                 groups = m.groupdict()
@@ -164,7 +188,7 @@ class Venues:
     def scores(self, text: str) -> dict[str, int]:
         """How strongly *text* (a booktitle or journal) names each venue: the length of its aliases found."""
         out: dict[str, int] = {}
-        for pattern, alias, venue in self._aliases:
+        for pattern, alias, venue in self._alias_patterns(text):
             if pattern.search(text):
                 out[venue.id] = out.get(venue.id, 0) + len(alias)
         return out

@@ -679,6 +679,7 @@ def corpus_problems(protocol: Protocol, shown: str, corpus: Corpus, handles: lis
                     )
     docs = {h.shown: h.doc for h in handles}
     rounds = {r.id: r for r in protocol.rounds}
+    refs = {d: protocol.rule_refs(d) for d in DECISIONS}
     records: list[Paper | Exclusion] = [*corpus.papers, *corpus.exclusions]
     for record in records:
         rec_doc = docs.get(record.path)
@@ -703,9 +704,9 @@ def corpus_problems(protocol: Protocol, shown: str, corpus: Corpus, handles: lis
                     f"round {owner.id!r} owns records of origin {owner.origin}; this record's origin is {record.origin}",
                 )
         if record.rule is not None:
-            allowed = protocol.rule_refs(decision)
+            allowed = refs[decision]
             if record.rule not in allowed:
-                other = protocol.rule_refs("exclude" if decision == "include" else "include")
+                other = refs["exclude" if decision == "include" else "include"]
                 kind = "an excluded" if decision == "exclude" else "a retained"
                 hint = (
                     f" ({record.rule} decides only the other way)"
