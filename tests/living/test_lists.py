@@ -11,7 +11,16 @@ import pytest
 
 from conftest import FIXTURES, REPO, fixture_corpus
 from masrl.corpus._load import load_corpus
-from masrl.living._lists import Listed, ListError, clean_title, ids_in, match_list, read_list, short_names
+from masrl.living._lists import (
+    Listed,
+    ListError,
+    clean_title,
+    ids_in,
+    key_names,
+    match_list,
+    read_list,
+    short_names,
+)
 
 LISTS = FIXTURES / "lists"
 CHEN = LISTS / "chen742-awesome-multi-agent-system.md"
@@ -60,8 +69,17 @@ XMU = LISTS / "xmudeeplit-awesome-self-evolving-agents-excerpt.md"
         # one paper in two forms, and two papers
         ("https://arxiv.org/abs/2502.18439 https://arxiv.org/pdf/2502.18439v2", ["2502.18439"], []),
         ("[a](https://arxiv.org/abs/2502.18439) [b](https://arxiv.org/abs/2502.04780)", ["2502.18439", "2502.04780"], []),
+        # bare, as a field of a line: after a dash, a bar, a bracket, a comma or at the start
+        ("- [2026/05] AgentSlimming — Yulang Chen — 2605.08813 (prunes agents)", ["2605.08813"], []),
+        ("| MAS-GPT | 2025 | 2503.03686 |", ["2503.03686"], []),
+        ("Optima (2410.08115v3)", ["2410.08115"], []),
+        ("2506.02718, 2510.11062", ["2506.02718", "2510.11062"], []),
         # not ids
         ("version 2503.03686 of the code", [], []),
+        ("see 2503.03686.", [], []),  # after a word: prose, not a field
+        ("| 2025.acl-long.179 |", [], []),  # an ACL Anthology id: no month 25
+        ("| 0612.1234 |", [], []),  # before arXiv's new-style ids (2007)
+        ("doi 10.1145/3744103.3744144", [], ["10.1145/3744103.3744144"]),
         ("https://arxiv.org/abs/2513.00001", [], []),  # no month 13
         ("https://arxiv.org/abs/XXXX.XXXX", [], []),
         ("https://github.com/org/repo/releases/tag/v2503.03686", [], []),
@@ -458,3 +476,28 @@ def test_a_method_named_alone_matches_the_record_it_heads(
     titled: list[tuple[str, str]], expected: dict[str, str]
 ) -> None:
     assert short_names(titled) == expected
+
+
+@pytest.mark.parametrize(
+    ("keys", "expected"),
+    [
+        # a key is a method's name and a year: a list's "MaAS" is maas2025
+        (["maas2025"], {"maas": "maas2025"}),
+        (["malt"], {"malt": "malt"}),
+        (["g-designer2024"], {"gdesigner": "g-designer2024"}),
+        # a name two keys share decides nothing
+        (["spiral2025", "spiral2026"], {}),
+        # a name this short is a common word ("MAD", "MoA"), not one paper
+        (["mad2024", "moa"], {}),
+    ],
+)
+def test_a_method_named_alone_matches_the_record_its_key_names(keys: list[str], expected: dict[str, str]) -> None:
+    assert key_names(keys) == expected
+
+
+def test_a_real_list_naming_a_method_alone_finds_its_record() -> None:
+    # xhyumiracle's list names MaAS by its method name, linking OpenReview only; the corpus keeps
+    # it as maas2025, titled "Multi-agent Architecture Search via Agentic Supernet"
+    read = read_list(FIXTURES / "lists" / "xhyumiracle-awesome-agenticllm-rl-papers-excerpt.md")
+    matched = {m.listed.title: m.record for m in match_list(read, load_corpus(REPO).corpus)}
+    assert matched["MaAS"] == "maas2025"

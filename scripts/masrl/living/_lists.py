@@ -60,6 +60,12 @@ _ARXIV_LINK = re.compile(
 _ARXIV_TEXT = re.compile(rf"(?i:\barxiv)[:\s]\s*{_ID}(?!\d)")
 # ... as arXiv's own DOI
 _ARXIV_DOI = re.compile(rf"(?i:10\.48550/arxiv\.){_ID}(?!\d)")
+# ... bare, as a field of a line ("Title — 2510.11062", "| 2503.03686 |", "(2506.02718)"): after the
+# start of the line or a separator (a bar, dash, bracket, comma, semicolon or colon), never after a
+# word ("version 2503.03686"); new style only, its year 2007 on; nothing but an end after it
+_ARXIV_IN_TEXT = re.compile(
+    r"(?m:^|[|(\[,;:\u2014\u2013-])[ \t]*(?P<id>(?:0[7-9]|[12]\d)(?:0[1-9]|1[0-2])\.\d{4,5})(?P<version>v\d+)?(?![\w-]|\.\w)"
+)
 # ... alone (a CSV cell or a BibTeX eprint)
 _ARXIV_BARE = re.compile(rf"^\s*(?i:arxiv:)?{_ID}\s*$")
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"'<>]+)")
@@ -156,7 +162,7 @@ def ids_in(text: str) -> tuple[list[str], list[str]]:
     """The arXiv ids and DOIs *text* names (a link, a line, a cell), each once, in order."""
     arxiv: list[str] = []
     dois: list[str] = []
-    for pattern in (_ARXIV_LINK, _ARXIV_TEXT, _ARXIV_DOI):
+    for pattern in (_ARXIV_LINK, _ARXIV_TEXT, _ARXIV_DOI, _ARXIV_IN_TEXT):
         for m in pattern.finditer(text):
             arxiv.append(arxiv_id(m))
     for m in _DOI.finditer(text):
@@ -605,6 +611,8 @@ class Owners:
         self.names = short_names(
             [(p.title, p.key) for p in corpus.papers] + [(e.label, e.id) for e in corpus.exclusions]
         )
+        for name, key in key_names([p.key for p in corpus.papers]).items():
+            self.names.setdefault(name, key)
 
     def owner(self, arxiv: str | None, doi: str | None, url: str | None, title: str | None) -> str | None:
         owner = self.known.match(arxiv, doi, url, title or "")
@@ -628,6 +636,25 @@ def short_names(titled: Sequence[tuple[str, str]]) -> dict[str, str]:
         name = normalise_title(head)
         if colon and name and len(head.strip()) <= SHORT_NAME_MAX:
             seen.setdefault(name, []).append(owner)
+    return {name: owners[0] for name, owners in seen.items() if len(owners) == 1}
+
+
+KEY_NAME_MIN = 4  # a key's name shorter than this ("mad", "moa") is too common a word to stand for it
+
+
+def key_names(keys: Sequence[str]) -> dict[str, str]:
+    """The records a list may name by the name their key is made of: the house style writes a key
+    as the method's name and a year, so a list's "MaAS" is the paper ``maas2025``. Only a name
+    that one key alone has, of at least KEY_NAME_MIN letters and digits.
+
+    >>> key_names(["maas2025", "malt", "spiral2025", "spiral2026", "mad2024"])
+    {'maas': 'maas2025', 'malt': 'malt'}
+    """
+    seen: dict[str, list[str]] = {}
+    for key in keys:
+        name = normalise_title(re.sub(r"-?(?:19|20)\d\d$", "", key))
+        if len(name) >= KEY_NAME_MIN:
+            seen.setdefault(name, []).append(key)
     return {name: owners[0] for name, owners in seen.items() if len(owners) == 1}
 
 
