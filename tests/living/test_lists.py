@@ -407,6 +407,7 @@ def test_coverage_as_json_marks_queued_papers(listed: Path, run_cli: Any) -> Non
         "excluded": 0,
         "queued": 1,
         "unscreened": 15,
+        "warnings": [],
     }
     assert data["papers"][9] == {
         "line": 21,

@@ -47,6 +47,7 @@ class Coverage:
             "queued": self.count("queued"),
             "unscreened": self.count("queued") + self.count("unscreened"),
             "papers": [_paper_json(m) for m in self.matched],
+            "warnings": [{"line": p.line, "message": p.message} for p in self.read.problems],
         }
 
 
