@@ -649,10 +649,10 @@ def _item_entries(blocks: list[_Block]) -> None:
 def _row_entries(blocks: list[_Block]) -> None:
     """In a table most of whose rows name papers, a row that names none but has a title (its
     first cell with text) is listed by that title, with its code or project link if it has one.
-    A row with text in one cell only is a section's name ("**PPO family**"), never a work."""
+    A row with text or links in one cell only is a section's name ("**PPO family**"), never a work."""
     tables: dict[int, list[_Block]] = {}
     for b in blocks:
-        filled = sum(1 for cell in b.cells if re.search(r"[^\W_]", _text(cell)))
+        filled = sum(1 for cell in b.cells if any(r.href or re.search(r"[^\W_]", r.text) for r in cell))
         if b.kind == "row" and not b.header and b.group is not None and filled >= 2:
             tables.setdefault(b.group, []).append(b)
     for rows in tables.values():
