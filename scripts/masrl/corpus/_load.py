@@ -67,7 +67,9 @@ def record_files(root: Path) -> list[tuple[str, Path]]:
     out: list[tuple[str, Path]] = []
     for folder, kind in RECORD_DIRS.items():
         base = root / folder
-        out.extend((kind, base / e.name) for e in _entries(base) if os.path.splitext(e.name)[1] == SUFFIX and e.is_file())
+        out.extend(
+            (kind, base / e.name) for e in _entries(base) if os.path.splitext(e.name)[1] == SUFFIX and e.is_file()
+        )
     return out
 
 

@@ -135,8 +135,8 @@ class Venues:
             if pattern is None:
                 # Words in order, with any punctuation or space between them: "Linguistics: ACL"
                 # also matches "Linguistics, {ACL}" as DBLP writes it.
-                words = r"[\W_]+".join(re.escape(w) for w in re.findall(r"[^\W_]+", alias))
-                pattern = self._compiled[alias] = re.compile(rf"(?<![\w-]){words}(?![\w-])", re.I)
+                joined = r"[\W_]+".join(re.escape(w) for w in re.findall(r"[^\W_]+", alias))
+                pattern = self._compiled[alias] = re.compile(rf"(?<![\w-]){joined}(?![\w-])", re.I)
             yield pattern, alias, venue
 
     def by_id(self, venue_id: str) -> Venue:
