@@ -360,6 +360,8 @@ def test_one_id_under_titles_that_disagree_is_warned_of(run_cli: Any, monkeypatc
          [(1, "arXiv 2405.14751 is listed under titles that disagree (line 1 'Tool-Planner: Clusters', line 2 'AGILE: A Novel RL Framework'); it is counted once, as the paper of line 1")]),
         ("- [Learning Team Play](https://doi.org/10.1145/1.2)\n\n- [Coordinating Teams](https://dl.acm.org/doi/10.1145/1.2)\n",
          [(1, "DOI 10.1145/1.2 is listed under titles that disagree (line 1 'Learning Team Play', line 3 'Coordinating Teams'); it is counted once, as the paper of line 1")]),
+        # a sentence holding the short title joins it to the full title: one group, no warning
+        ("> **Based on**: [Agentic Reasoning: A Survey](https://arxiv.org/abs/2601.12538)\n\nWe released a survey on Agentic Reasoning! It is on [arxiv](https://arxiv.org/abs/2601.12538).\n\n- [Agentic Reasoning](https://arxiv.org/abs/2601.12538)\n", []),
         # a line naming several papers gives them no title of their own
         ("Tool use: 2405.14751 Tool-Planner; 2507.01489 Agent-as-Tool\n\nAGILE: 2405.14751; 2505.00024\n", []),
     ],
@@ -485,6 +487,15 @@ def test_csv_and_tsv_tables_with_a_header(name: str) -> None:
         # ... but not in a table of tools with one paper
         ("| Name | Link |\n|---|---|\n| Tool One | [GitHub](https://github.com/a/one) |\n| Tool Two | [GitHub](https://github.com/a/two) |\n| Tool Paper | [Paper](https://arxiv.org/abs/2503.03686) |\n",
          [(5, "2503.03686", None, "Tool Paper")]),
+        # sibling headings over tables are no entries: each row is one, titled by its link's
+        # text (a method's name) before the row's first cell
+        ("### Observability\n| Reference | Status |\n|---|---|\n| [AgentCoord](https://arxiv.org/abs/2404.11943) | supporting |\n\n### Research Implementations\n| Reference | Status |\n|---|---|\n| [MineCollab](https://mindcraft-minecollab.github.io/) | important |\n\n### Benchmarks\n| Reference | Status |\n|---|---|\n| [GAIA](https://arxiv.org/abs/2311.12983) | important |\n",
+         [(4, "2404.11943", None, "AgentCoord"), (14, "2311.12983", None, "GAIA")]),
+        # ... nor headings over papers with titles of their own
+        ("### Surveys\n- [A Survey of Agent Teams](https://arxiv.org/abs/2503.03686)\n### Benchmarks\n- [TeamBench: Measuring Teams](https://arxiv.org/abs/2510.11062)\n### Tools\n- [LangGraph](https://github.com/langchain-ai/langgraph)\n",
+         [(2, "2503.03686", None, "A Survey of Agent Teams"), (4, "2510.11062", None, "TeamBench: Measuring Teams")]),
+        # a list citing itself in BibTeX (its repository, no id) names no paper
+        ("## Citation\n```bibtex\n@misc{awesome, title={Awesome Agent Teams}, howpublished={\\url{https://github.com/a/b}}}\n```\n", []),
         # titles that differ by a Greek letter are two papers
         ("- [β-DPO Method](https://openreview.net/forum?id=a)\n- [DPO Method](https://openreview.net/forum?id=b)\n",
          [(1, None, None, "β-DPO Method"), (2, None, None, "DPO Method")]),
@@ -746,6 +757,32 @@ def test_a_method_named_alone_matches_the_record_its_key_names(keys: list[str], 
 )  # fmt: skip
 def test_a_title_named_like_a_record_is_it_when_the_rest_agrees(listed: str, record: str, agrees: bool) -> None:
     assert head_agrees(listed, record) == agrees
+
+
+@pytest.mark.parametrize(
+    ("line", "record"),
+    [
+        ("- [ReMA: Another Subtitle](https://openreview.net/forum?id=x)", "rema2025"),  # no id: the name decides
+        ("- [ReMA: Another Subtitle](https://arxiv.org/abs/2601.00001)", None),  # the record's own arXiv id differs
+        (
+            "- [MAPoRL: Another Subtitle](https://arxiv.org/abs/2601.00002)",
+            "maporl",
+        ),  # the record has a DOI, no arXiv id
+        ("- [MAPoRL: Another Subtitle](https://doi.org/10.1234/other)", None),  # ... and another DOI
+        ("- [SiriuS: Other Words](https://doi.org/10.1234/other)", "sirius2025"),  # the record has no id at all
+        (
+            "- [Gamma: A Different Benchmark Entirely](https://openreview.net/forum?id=y)",
+            None,
+        ),  # a plain word, other words
+    ],
+)
+def test_a_title_named_like_a_record_is_it_unless_an_id_says_otherwise(
+    listed: Path, tmp_path: Path, line: str, record: str | None
+) -> None:
+    path = tmp_path / "list.md"
+    path.write_text(line + "\n", "utf-8")
+    matched = match_list(read_list(path), load_corpus(listed).corpus)
+    assert [m.record for m in matched] == [record]
 
 
 def test_real_lists_against_the_real_corpus() -> None:

@@ -421,9 +421,10 @@ def _split_lines(runs: list[_Run]) -> list[list[_Run]]:
 
 def _title(runs: list[_Run], link: _Run, fallback: str | None = None) -> str | None:
     """The title of the paper *link* stands for, among the *runs* of its block: the link's own
-    text, else the block's bold text, else *fallback* (a table row's first cell), else the text."""
+    text (in a table row, a method's name counts), else the block's bold text, else *fallback*
+    (a table row's first cell), else the text."""
     if link.href and not is_label(link.text):
-        own = clean_title(link.text)
+        own = clean_title(link.text, min_words=1 if fallback else 2)
         if own:
             return own
     first = next((i for i, r in enumerate(runs) if r.strong and not r.href and r.text.strip()), None)
@@ -536,9 +537,11 @@ def _blocks(text: str, shown: str) -> tuple[list[_Block], list[Problem]]:
             for offset, runs in enumerate(_html_runs(token.content)):
                 blocks.append(_Block("html", line + _line_offset(token.content, offset), runs))
         elif kind in ("fence", "code_block") and _bibtex_block(token.info, token.content):
-            # a citation block ("```bibtex"): its entries are papers of the list, on their own lines
+            # a citation block ("```bibtex"): its entries are papers of the list, on their own lines;
             found, failed = read_bibtex(token.content, shown)
             first = line if kind == "code_block" else line + 1
+            # an entry with no id or paper link is most often the list citing itself (its repository)
+            found = [p for p in found if p.arxiv or p.doi or (p.url and is_paper_link(p.url))]
             moved = [replace(p, line=p.line + first - 1) for p in found]
             blocks.append(_Block("bibtex", line, [], papers=moved))
             problems += [replace(p, line=p.line + first - 1) for p in failed]
@@ -584,10 +587,10 @@ def _distinct(papers: Iterable[Listed]) -> int:
 
 def _heading_entries(blocks: list[_Block]) -> None:
     """Headings that title the works under them. Sibling headings (one level, one parent heading)
-    are entries when most of their sections name one paper each (the heading's own block
-    counted): then the heading titles its section's paper if nothing else did, and a section that
-    names no paper but links to code (``### MAPoRL`` over its repository) is listed by its
-    heading's title alone."""
+    are entries when most of their sections are a heading over one paper's lines: one paper,
+    untitled or titled as its heading, and no table (a table's rows are entries of their own).
+    Then the heading titles its section's paper if nothing else did, and a section that names no
+    paper but links to code (``### MAPoRL`` over its repository) is listed by its heading alone."""
     heads = [i for i, b in enumerate(blocks) if b.kind == "heading"]
     sections: dict[int, list[_Block]] = {}
     siblings: dict[tuple[int, int], list[int]] = {}
@@ -600,18 +603,25 @@ def _heading_entries(blocks: list[_Block]) -> None:
         siblings.setdefault((above[-1] if above else -1, blocks[i].level), []).append(i)
         above.append(i)
     for group in siblings.values():
-        counts = {i: _distinct(p for b in sections[i] for p in b.papers) for i in group}
-        if len(group) < 2 or 2 * sum(1 for c in counts.values() if c == 1) <= len(group):
+        titles = {i: clean_title(_text(blocks[i].runs), min_words=1) for i in group}
+        papers = {i: [p for b in sections[i] for p in b.papers] for i in group}
+        plain = {i: not any(b.kind == "row" for b in sections[i]) for i in group}
+        headed = [
+            plain[i]
+            and _distinct(papers[i]) == 1
+            and all(not p.title or same_title(p.title, titles[i] or "") for p in papers[i])
+            for i in group
+        ]
+        if len(group) < 2 or 2 * sum(headed) <= len(group):
             continue
         for i in group:
-            heading = blocks[i]
-            title = clean_title(_text(heading.runs), min_words=1)
-            if title is None:
+            heading, title = blocks[i], titles[i]
+            if title is None or not plain[i]:
                 continue
-            if counts[i] == 1:
+            if _distinct(papers[i]) == 1:
                 for block in sections[i]:
                     block.papers = [p if p.title else replace(p, title=title) for p in block.papers]
-            elif counts[i] == 0:
+            elif not papers[i]:
                 url = next((u for b in sections[i] for u in _links_in(b.runs)), None)
                 if url:
                     heading.papers = [Listed(heading.line, title, url=url)]
@@ -844,8 +854,8 @@ SHOWN_TITLE_MAX = 60  # a title quoted in a warning is cut to this many characte
 
 
 def disagreements(papers: Sequence[Listed], shown: str) -> list[Problem]:
-    """A warning per arXiv id or DOI that the list gives to papers whose titles disagree (see
-    :func:`same_title`), at the line it is first listed, naming every line: the list counts it
+    """A warning per arXiv id or DOI that the list gives to papers whose titles fall in groups
+    that disagree (see :func:`same_title`), at the line it is first listed, naming every line: the list counts it
     once, as the paper of its first line, so the others may be papers it lost. Lines that name
     several papers are left out: their papers have no title of their own."""
     on_line: dict[int, set[tuple[str, ...]]] = {}
@@ -860,8 +870,7 @@ def disagreements(papers: Sequence[Listed], shown: str) -> list[Problem]:
                 by_id.setdefault(name, []).append(p)
     out = []
     for name, listed in by_id.items():
-        titles = [p.title or "" for p in listed]
-        if all(same_title(a, b) for i, a in enumerate(titles) for b in titles[i + 1 :]):
+        if len(_agreeing([p.title or "" for p in listed])) == 1:
             continue
         lines = ", ".join(f"line {p.line} {_cut(p.title or '')!r}" for p in listed)
         message = (
@@ -870,6 +879,17 @@ def disagreements(papers: Sequence[Listed], shown: str) -> list[Problem]:
         )
         out.append(Problem(shown, listed[0].line, 1, "", message, Severity.WARNING))
     return out
+
+
+def _agreeing(titles: Sequence[str]) -> list[set[int]]:
+    """*titles* (by index) in groups that agree, each title with every title it agrees with, and
+    on through those: a short name and a sentence holding it join the full title they share."""
+    groups: list[set[int]] = []
+    for i, title in enumerate(titles):
+        joined = [g for g in groups if any(same_title(title, titles[j]) for j in g)]
+        merged = {i}.union(*joined)
+        groups = [g for g in groups if g not in joined] + [merged]
+    return groups
 
 
 def _cut(title: str) -> str:
@@ -916,9 +936,10 @@ class Owners:
     near-identical title, as ``masrl add`` and ``masrl discover`` match; by a title that holds a
     record's whole title (lists that write the authors or a venue after the title); by a method's
     name alone (:func:`short_names`, :func:`key_names`); or by a title whose name before its colon
-    is one record's name, when the rest agrees (:func:`head_agrees`)."""
+    is one record's name, when the rest agrees and no id says otherwise (:meth:`by_head`)."""
 
     def __init__(self, corpus: Corpus, unfinished: Sequence[Any] = ()) -> None:
+        from masrl.corpus._checks import record_ids
         from masrl.living._queue import Known
 
         self.known = Known(corpus, unfinished)
@@ -929,6 +950,12 @@ class Owners:
         for name, key in key_names([p.key for p in corpus.papers]).items():
             self.names.setdefault(name, key)
         self.full = dict((owner, title) for title, owner in titled)
+        # the kinds of id each record has ("arXiv", "DOI"): a listed id no record matched is not theirs
+        self.kinds: dict[str, set[str]] = {}
+        for p in corpus.papers:
+            self.kinds[p.key] = {i.split()[0] for i, _ in record_ids("paper", {"arxiv": p.arxiv, "doi": p.doi})}
+        for e in corpus.exclusions:
+            self.kinds[e.id] = {i.split()[0] for i, _ in record_ids("exclusion", {"identifier": e.identifier})}
 
     def owner(self, arxiv: str | None, doi: str | None, url: str | None, title: str | None) -> str | None:
         owner = self.known.match(arxiv, doi, url, title or "")
@@ -936,19 +963,23 @@ class Owners:
             norm = normalise_title(title)
             owner = next((o for t, o in self.titles if t in norm), None) or self.names.get(norm)
             if owner is None:
-                owner = self.by_head(title)
+                owner = self.by_head(title, arxiv, doi)
         return owner
 
-    def by_head(self, title: str) -> str | None:
+    def by_head(self, title: str, arxiv: str | None = None, doi: str | None = None) -> str | None:
         """The record whose name *title* starts with, before its colon ("ACC-Collab: Actor-Critic for
         Multi-Agent Collaboration" is ``acc-collab2024``, titled "ACC-Collab: An Actor-Critic
-        Approach to Multi-Agent LLM Collaboration"), when one record alone has that name and
-        :func:`head_agrees` says the rest does not speak against it."""
+        Approach to Multi-Agent LLM Collaboration"), when one record alone has that name,
+        :func:`head_agrees` says the rest does not speak against it, and the record has no arXiv id
+        or DOI of its own where the list gives another (two works named "KVComm" differ so)."""
         head, colon, _ = title.partition(":")
         if not colon or len(head.strip()) > SHORT_NAME_MAX:
             return None
         owner = self.names.get(normalise_title(head))
-        return owner if owner is not None and head_agrees(title, self.full.get(owner, "")) else None
+        if owner is None or not head_agrees(title, self.full.get(owner, "")):
+            return None
+        has = self.kinds.get(owner, set())
+        return None if (arxiv and "arXiv" in has) or (doi and "DOI" in has) else owner
 
 
 # Words too common to tell two subtitles apart
