@@ -363,7 +363,7 @@ def test_one_id_under_titles_that_disagree_is_warned_of(run_cli: Any, monkeypatc
         # a sentence holding the short title joins it to the full title: one group, no warning
         ("> **Based on**: [Agentic Reasoning: A Survey](https://arxiv.org/abs/2601.12538)\n\nWe released a survey on Agentic Reasoning! It is on [arxiv](https://arxiv.org/abs/2601.12538).\n\n- [Agentic Reasoning](https://arxiv.org/abs/2601.12538)\n", []),
         # a line naming several papers gives them no title of their own
-        ("Tool use: 2405.14751 Tool-Planner; 2507.01489 Agent-as-Tool\n\nAGILE: 2405.14751; 2505.00024\n", []),
+        ("Tool use: 2405.14751 Tool-Planner; 2507.01489 Agent-as-Tool\n\nAGILE Agent Framework: 2405.14751; 2505.00024\n", []),
     ],
 )  # fmt: skip
 def test_disagreeing_titles(tmp_path: Path, text: str, warned: list[tuple[int, str]]) -> None:
@@ -477,7 +477,12 @@ def test_csv_and_tsv_tables_with_a_header(name: str) -> None:
         # in a list made mostly of papers, a titled item with only a code link is a work; anchors are not
         ("- [First Team Paper](https://arxiv.org/abs/2503.03686)\n- [Second Team Paper](https://arxiv.org/abs/2510.11062)\n- **Team Trainer Library** [Code](https://github.com/a/b)\n- Back to [the top](#top)\n",
          [(1, "2503.03686", None, "First Team Paper"), (2, "2510.11062", None, "Second Team Paper"), (3, None, None, "Team Trainer Library")]),
-        # ... but not in a list of a paper among other links
+        # ... but not a social link, nor in a list with one paper only
+        ("- [First Team Paper](https://arxiv.org/abs/2503.03686)\n- [Second Team Paper](https://arxiv.org/abs/2510.11062)\n- Follow the authors on [Twitter](https://twitter.com/x)\n",
+         [(1, "2503.03686", None, "First Team Paper"), (2, "2510.11062", None, "Second Team Paper")]),
+        ("- [A Team Paper](https://arxiv.org/abs/2503.03686)\n- **Our Team Library** [Code](https://github.com/a/b)\n",
+         [(1, "2503.03686", None, "A Team Paper")]),
+        # ... nor in a list of a paper among other links
         ("- [A Team Paper](https://arxiv.org/abs/2503.03686)\n- Follow us on [Twitter](https://twitter.com/x)\n- Star the [repository of this list](https://github.com/a/b)\n",
          [(1, "2503.03686", None, "A Team Paper")]),
         # in a table made mostly of papers, a titled row with a code link or none is a work; a
@@ -491,6 +496,11 @@ def test_csv_and_tsv_tables_with_a_header(name: str) -> None:
         # text (a method's name) before the row's first cell
         ("### Observability\n| Reference | Status |\n|---|---|\n| [AgentCoord](https://arxiv.org/abs/2404.11943) | supporting |\n\n### Research Implementations\n| Reference | Status |\n|---|---|\n| [MineCollab](https://mindcraft-minecollab.github.io/) | important |\n\n### Benchmarks\n| Reference | Status |\n|---|---|\n| [GAIA](https://arxiv.org/abs/2311.12983) | important |\n",
          [(4, "2404.11943", None, "AgentCoord"), (14, "2311.12983", None, "GAIA")]),
+        # ... and a table among headed entries is no entry of its own: its rows are
+        ("### Maestro\n- Paper(s): [Paper](https://arxiv.org/abs/2605.22177)\n\n### DrMAS\n- Paper(s): [Paper](https://arxiv.org/abs/2602.08847)\n\n### Research Implementations\n| Reference |\n|---|\n| [MineCollab](https://mindcraft-minecollab.github.io/) |\n",
+         [(2, "2605.22177", None, "Maestro"), (5, "2602.08847", None, "DrMAS")]),
+        ("| Area | Reference | Note |\n|---|---|---|\n| Protocols & Interoperability | [SEMAP](https://arxiv.org/abs/2510.12120) | a protocol |\n",
+         [(3, "2510.12120", None, "SEMAP")]),
         # ... nor headings over papers with titles of their own
         ("### Surveys\n- [A Survey of Agent Teams](https://arxiv.org/abs/2503.03686)\n### Benchmarks\n- [TeamBench: Measuring Teams](https://arxiv.org/abs/2510.11062)\n### Tools\n- [LangGraph](https://github.com/langchain-ai/langgraph)\n",
          [(2, "2503.03686", None, "A Survey of Agent Teams"), (4, "2510.11062", None, "TeamBench: Measuring Teams")]),
@@ -753,6 +763,7 @@ def test_a_method_named_alone_matches_the_record_its_key_names(keys: list[str], 
         ("Flow: A Plumbing Survey", "Flow: Modularized Agentic Workflow Automation", False),
         ("Chain of Agents: Collaborating on Long-Context Tasks", "Chain of Agents: Large Language Models Collaborating on Long-Context Tasks", True),
         ("Chain of Agents: Safety", "Chain of Agents: Large Language Models Collaborating on Long-Context Tasks", False),
+        ("Flow: Large Language Models", "Flow: Modularized Agentic Workflow Automation", False),  # only common words
     ],
 )  # fmt: skip
 def test_a_title_named_like_a_record_is_it_when_the_rest_agrees(listed: str, record: str, agrees: bool) -> None:
