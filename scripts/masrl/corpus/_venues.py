@@ -125,8 +125,8 @@ class Venues:
         if not self._aliases:
             for venue in self.venues:
                 for alias in venue.aliases:
-                    words = re.findall(r"[^\W_]+", alias)
-                    self._aliases.append((words[0].lower() if words else "", alias, venue))
+                    first = re.findall(r"[^\W_]+", alias)[:1]
+                    self._aliases.append((first[0].lower() if first else "", alias, venue))
         lowered = text.lower()
         for first, alias, venue in self._aliases:
             if first not in lowered:
@@ -135,8 +135,8 @@ class Venues:
             if pattern is None:
                 # Words in order, with any punctuation or space between them: "Linguistics: ACL"
                 # also matches "Linguistics, {ACL}" as DBLP writes it.
-                words = r"[\W_]+".join(re.escape(w) for w in re.findall(r"[^\W_]+", alias))
-                pattern = self._compiled[alias] = re.compile(rf"(?<![\w-]){words}(?![\w-])", re.I)
+                joined = r"[\W_]+".join(re.escape(w) for w in re.findall(r"[^\W_]+", alias))
+                pattern = self._compiled[alias] = re.compile(rf"(?<![\w-]){joined}(?![\w-])", re.I)
             yield pattern, alias, venue
 
     def by_id(self, venue_id: str) -> Venue:
