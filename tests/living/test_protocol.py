@@ -71,21 +71,21 @@ def test_the_protocol_holds_the_surveys_facts() -> None:
         # shape and vocabulary (from the schema)
         ("version: 1\n", "", ["protocol.yaml:29:1: version: version is required"]),
         ("version: 1\n", "version: 1\nextra: 2\n", ["protocol.yaml:29:1: extra: unknown field; allowed fields are version, sources, query_families, inclusion, exclusion, boundary_rules, stages, rounds"]),
-        ("stages: [abstract_screen,", "stages: [abstract_scren,", ["protocol.yaml:225:10: stages[0]: stages must be one of 'abstract_screen', 'full_text_screen', 'artifact_screen', 'duplicate_screen', not 'abstract_scren' (did you mean 'abstract_screen'?)"]),
+        ("stages: [abstract_screen,", "stages: [abstract_scren,", ["protocol.yaml:241:10: stages[0]: stages must be one of 'abstract_screen', 'full_text_screen', 'artifact_screen', 'duplicate_screen', not 'abstract_scren' (did you mean 'abstract_screen'?)"]),
         ("reasons: [no_rl]", "reasons: [no_rll]", ["protocol.yaml:98:15: exclusion[0].reasons[0]: reasons must be one of 'no_rl', 'single_agent', 'no_mas_mechanism', 'out_of_scope', 'background_only', 'superseded', 'duplicate', 'insufficient_detail', 'no_trace_instrumentation', not 'no_rll' (did you mean 'no_rl'?)"]),
         ("  - id: multi_agent_llm_rl\n", "  - id: Multi Agent\n", ["protocol.yaml:54:5: query_families[0].id: id must be a lower-case id (letters, digits, _ or -), not 'Multi Agent'"]),
-        ('    start: "2026-04-26"\n', '    start: 26 April 2026\n', ["protocol.yaml:230:5: rounds[0].start: start must be a date written YYYY-MM-DD, not '26 April 2026'"]),
+        ('    start: "2026-04-26"\n', '    start: 26 April 2026\n', ["protocol.yaml:246:5: rounds[0].start: start must be a date written YYYY-MM-DD, not '26 April 2026'"]),
         ("    discover: arxiv\n", "    discover: arxive\n", ["protocol.yaml:33:5: sources[0].discover: discover must be one of 'arxiv', 'openalex', 'list', not 'arxive' (did you mean 'arxiv'?)"]),
-        ("      identified: 116\n", "      identified: many\n", ["protocol.yaml:235:7: rounds[0].reported.identified: identified must be a whole number, not text"]),
+        ("      identified: 116\n", "      identified: many\n", ["protocol.yaml:251:7: rounds[0].reported.identified: identified must be a whole number, not text"]),
         ("  - id: 1\n    text: It trains", "  - id: 0\n    text: It trains", ["protocol.yaml:84:5: inclusion[0].id: id must be at least 1, not 0"]),
         # rules across items
         ("  - id: acl_anthology\n", "  - id: arxiv\n", ["protocol.yaml:34:5: sources[1].id: id 'arxiv' is already used by sources[0]"]),
         ('    end: "2026-12-01"\n', '    end: "2026-05-01"\n', [
-            "protocol.yaml:241:5: rounds[1].end: end 2026-05-01 must not be before start 2026-05-04",
-            "protocol.yaml:242:5: rounds[1].cutoff: cutoff 2026-12-01 must lie in the window 2026-05-04 to 2026-05-01",
+            "protocol.yaml:257:5: rounds[1].end: end 2026-05-01 must not be before start 2026-05-04",
+            "protocol.yaml:258:5: rounds[1].cutoff: cutoff 2026-12-01 must lie in the window 2026-05-04 to 2026-05-01",
         ]),
-        ('    cutoff: "2026-12-01"\n', '    cutoff: "2026-02-30"\n', ["protocol.yaml:242:5: rounds[1].cutoff: cutoff must be a real date, not '2026-02-30'"]),
-        ("    origin: discovery\n", "    origin: survey\n", ["protocol.yaml:243:5: rounds[1].origin: only one round can own the survey's records (origin survey)"]),
+        ('    cutoff: "2026-12-01"\n', '    cutoff: "2026-02-30"\n', ["protocol.yaml:258:5: rounds[1].cutoff: cutoff must be a real date, not '2026-02-30'"]),
+        ("    origin: discovery\n", "    origin: survey\n", ["protocol.yaml:259:5: rounds[1].origin: only one round can own the survey's records (origin survey)"]),
     ],
 )  # fmt: skip
 def test_every_mistake_is_named_with_its_line(old: str, new: str, expected: list[str]) -> None:
@@ -128,7 +128,7 @@ def test_validate_reports_protocol_problems_with_the_records(repo_copy: Path, ru
     path.write_text(path.read_text("utf-8").replace("stages: [abstract_screen,", "stages: [abstract,"), "utf-8")
     result = run_cli("validate")
     assert result.exit_code == 1
-    assert result.stdout.startswith("protocol.yaml:225:10: stages[0]: stages must be one of")
+    assert result.stdout.startswith("protocol.yaml:241:10: stages[0]: stages must be one of")
     assert run_cli("validate", "protocol.yaml").exit_code == 1
     assert run_cli("validate", "papers").exit_code == 0
     assert run_cli("build").exit_code == 1
@@ -474,7 +474,7 @@ def test_precedents_must_name_records(repo_copy: Path, run_cli: Any) -> None:
     assert result.exit_code == 1
     assert [line for line in result.stdout.splitlines() if line.startswith("protocol.yaml")] == [
         f"protocol.yaml:{missing}:33: boundary_rules[0].cases[0].precedents[1]: precedent 'uno-orchestra2099' names no record in papers/",
-        f"protocol.yaml:{e999}:22: boundary_rules[0].cases[1].precedents[0]: precedent 'E999' names no record in exclusions/",
+        f"protocol.yaml:{e999}:22: boundary_rules[0].cases[2].precedents[0]: precedent 'E999' names no record in exclusions/",
         f"protocol.yaml:{e032}:67: boundary_rules[2].cases[0].precedents[3]: warning: precedent 'E032' is excluded, but this case of B3 decides include; re-decide the record or move the precedent",
     ]
     assert run_cli("build").exit_code == 1

@@ -152,7 +152,7 @@ HEAVY = {"pandas", "matplotlib", "jinja2", "msgspec", "jsonschema"}
     [
         (["--help"], set()),
         (["trace", "--help"], set()),
-        (["validate"], set()),
+        (["validate"], {"msgspec"}),  # the record cache (.masrl-cache/) is msgspec-typed
         (["trace", "validate", "traces/"], {"msgspec"}),  # the fast path needs no jsonschema
     ],
     ids=["help", "trace-help", "validate", "trace-validate"],

@@ -13,10 +13,9 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from masrl.base._problems import Problem, has_errors
-from masrl.corpus._cache import RecordCache
 from masrl.corpus._checks import cross_check, record_check, record_ids, record_name
 from masrl.corpus._records import (
     A_RECORD,
@@ -33,6 +32,9 @@ from masrl.corpus._schema import check_record
 from masrl.corpus._venues import VENUES_FILE, read_venues
 from masrl.corpus._vocab import Taxonomy, load_taxonomy
 from masrl.corpus._yaml import Document, YamlError, load_path
+
+if TYPE_CHECKING:
+    from masrl.corpus._cache import RecordCache
 
 
 def display_path(path: Path, cwd: Path | None = None) -> str:

@@ -125,8 +125,8 @@ class Venues:
         if not self._aliases:
             for venue in self.venues:
                 for alias in venue.aliases:
-                    words = re.findall(r"[^\W_]+", alias)
-                    self._aliases.append((words[0].lower() if words else "", alias, venue))
+                    head = re.findall(r"[^\W_]+", alias)[:1]
+                    self._aliases.append((head[0].lower() if head else "", alias, venue))
         lowered = text.lower()
         for first, alias, venue in self._aliases:
             if first not in lowered:
