@@ -1155,3 +1155,26 @@ def test_refresh_diff_shows_the_bibtex_a_venue_move_brings() -> None:
         "    BibTeX: @article, journal 'arXiv preprint arXiv:2501.00001', year 2025 -> @inproceedings, booktitle "
         "'International Conference on Learning Representations (ICLR)', year 2025\n"
     )
+
+
+@pytest.mark.parametrize("clock", ["2026-12-01", "2026-12-02", "2027-06-30"])
+def test_discover_starts_where_the_protocol_stood_on_the_last_day_of_the_window(
+    living: Path, services: Services, run_cli: Any, monkeypatch: pytest.MonkeyPatch, clock: str
+) -> None:
+    # round-2 closes on 2026-12-01: a run for that day (as the weekly job passes --until) starts
+    # after round-1, whatever day the machine's clock shows
+    import datetime as dt
+
+    from masrl.living import discover
+
+    class Clock(dt.date):
+        @classmethod
+        def today(cls) -> dt.date:
+            return dt.date.fromisoformat(clock)
+
+    import types
+
+    monkeypatch.setattr(discover, "dt", types.SimpleNamespace(date=Clock, datetime=dt.datetime, timedelta=dt.timedelta))
+    result = run_cli("discover", "--dry-run", "--until", "2026-12-01")
+    assert result.exit_code == 0, result.output
+    assert "from 2026-05-04 to 2026-12-01" in result.stderr
