@@ -95,7 +95,9 @@ def _draw(root: Path, size: int | None, seed: int | None, round_id: str | None, 
 
     if size is None or seed is None:
         given, missing = ("--draw N", "--seed S") if seed is None else ("--seed S", "--draw N")
-        raise MasrlError(f"{given} needs {missing}: a draw takes its size and a fixed seed, e.g. --draw 6 --seed 20261204")
+        raise MasrlError(
+            f"{given} needs {missing}: a draw takes its size and a fixed seed, e.g. --draw 6 --seed 20261204"
+        )
     corpus = load_or_fail(root).corpus
     protocol = None
     if round_id is not None:

@@ -43,7 +43,9 @@ class Draw:
     @property
     def drawn_from(self) -> str:
         """The pool and the size, one sentence, as protocol.yaml's ``drawn_from`` says it."""
-        return f"The {len(self.pool.keys)} {self.pool.what} with no audit record, sorted by key; {len(self.keys)} drawn."
+        return (
+            f"The {len(self.pool.keys)} {self.pool.what} with no audit record, sorted by key; {len(self.keys)} drawn."
+        )
 
 
 def audit_pool(corpus: Corpus, protocol: Protocol | None = None, round_id: str | None = None) -> Pool:

@@ -344,7 +344,11 @@ def protocol_schema(taxonomy: Taxonomy) -> dict[str, Any]:
             },
             "drawn_from": _text("The pool drawn from, one sentence: which papers, how many, how many drawn."),
             "keys": _list(
-                {"type": "string", "pattern": KEY_PATTERN, "description": "A paper key; audits/<key>.yaml holds its reading."},
+                {
+                    "type": "string",
+                    "pattern": KEY_PATTERN,
+                    "description": "A paper key; audits/<key>.yaml holds its reading.",
+                },
                 "The keys drawn, sorted; each paper is drawn once.",
             ),
         },
@@ -635,9 +639,7 @@ def build(data: dict[str, Any], doc: Document | None = None) -> Protocol:
                 dict(r["reported"]) if "reported" in r else None,
                 r.get("membership", "window"),
                 tuple(_round_source(x) for x in r.get("sources", ())),
-                tuple(
-                    AuditDraw(int(d["seed"]), d["drawn_from"], tuple(d["keys"])) for d in r.get("audit_draws", ())
-                ),
+                tuple(AuditDraw(int(d["seed"]), d["drawn_from"], tuple(d["keys"])) for d in r.get("audit_draws", ())),
             )
             for r in data["rounds"]
         ),
