@@ -17,7 +17,7 @@ from conftest import FIXTURES, REPO
 from masrl.corpus._bibtex import decode_latex
 from masrl.corpus._venues import read_venues
 from masrl.corpus._vocab import load_taxonomy
-from masrl.living._scaffold import Candidate, candidates_from_bibtex, house_key, scaffold
+from masrl.living._scaffold import Candidate, candidates_from_bibtex, house_key, normalise_title, scaffold
 
 TAXONOMY = load_taxonomy(REPO)
 VENUES = read_venues(REPO, TAXONOMY)[0]
@@ -127,6 +127,14 @@ def test_stdin_and_several_entries(small: Path, run_cli: Any) -> None:
             "@article{x, title={Beta debate with messages credit}, author={S, A}, year={2024}}",
             "entry 'x' (line 1): not added: its title is nearly the same as that of paper 'beta': 'Beta debate with message credit'",
         ),
+        (  # accents and full-width forms unfold: the same title
+            '@inproceedings{x, title={G{\\"a}mma: A Benchmark of Agent Teams}, author={L, K}, year={2023}}',
+            "entry 'x' (line 1): not added: its title is the same as that of paper 'gamma': 'Gamma, a benchmark of agent teams'",
+        ),
+        (
+            "@inproceedings{x, title={Ｇａｍｍａ: A Benchmark of Agent Teams}, author={L, K}, year={2023}}",
+            "entry 'x' (line 1): not added: its title is the same as that of paper 'gamma': 'Gamma, a benchmark of agent teams'",
+        ),
         # -- already excluded
         (
             "@article{x, title={Something}, author={A, B}, year={2023}, journal={arXiv preprint arXiv:2305.00009}}",
@@ -152,6 +160,32 @@ def test_refusals_write_nothing(small: Path, run_cli: Any, bib: str, message: st
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [message, "Nothing was written."]
     assert sorted(p.name for p in (small / "papers").iterdir()) == before
+
+
+@pytest.mark.parametrize(
+    ("title", "normalised"),
+    [
+        # case, punctuation and spaces go
+        ("MAS-GPT: Training LLMs", "masgpttrainingllms"),
+        ("under_score  and\ttabs", "underscoreandtabs"),
+        # letters of every script count: a Greek letter tells two methods apart
+        ("β-DPO", "βdpo"),
+        ("DPO", "dpo"),
+        ("τ²-Bench", "τ2bench"),
+        ("多智能体强化学习", "多智能体强化学习"),
+        # accents, full-width forms and ligatures unfold
+        ("Gödel Agent", "godelagent"),
+        ("Go\u0308del Agent", "godelagent"),
+        ("Ｆｕｌｌ ｗｉｄｔｈ", "fullwidth"),
+        ("Eﬃcient ﬁne-tuning", "efficientfinetuning"),
+        ("STRASSE", "strasse"),
+        ("Straße", "strasse"),
+        ("", ""),
+        ("—!?", ""),
+    ],
+)
+def test_titles_are_compared_normalised(title: str, normalised: str) -> None:
+    assert normalise_title(title) == normalised
 
 
 def test_one_refusal_stops_the_whole_batch(small: Path, run_cli: Any) -> None:

@@ -15,10 +15,15 @@ from masrl.living._lists import (
     Listed,
     ListError,
     clean_title,
+    disagreements,
+    head_agrees,
     ids_in,
+    is_label,
+    is_paper_label,
     key_names,
     match_list,
     read_list,
+    same_title,
     short_names,
 )
 
@@ -26,6 +31,11 @@ LISTS = FIXTURES / "lists"
 CHEN = LISTS / "chen742-awesome-multi-agent-system.md"
 XHYU = LISTS / "xhyumiracle-awesome-agenticllm-rl-papers-excerpt.md"
 XMU = LISTS / "xmudeeplit-awesome-self-evolving-agents-excerpt.md"
+KYEGOMEZ = LISTS / "kyegomez-awesome-multi-agent-papers-excerpt.md"
+BLOO = LISTS / "bloo-mind-awesome-multi-agent-systems-excerpt.md"
+THINKWEE = LISTS / "thinkwee-agentsmeetrl-excerpt.md"
+YHYAO = LISTS / "yh-yao-awesome-rl-ai-agents-excerpt.md"
+YSTVT = LISTS / "ystvt-awesome-agent-rl-papers-excerpt.md"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -103,10 +113,58 @@ def test_every_form_of_an_id_is_read(text: str, arxiv: list[str], dois: list[str
         ("[Code]", None),
         ("2025", None),
         ("MAS", None),  # one word is no title ...
+        # a title in brackets, with the empty or unclosed brackets its links leave behind
+        ("[ K-Level Reasoning with Large Language Models ] [  ]", "K-Level Reasoning with Large Language Models"),
+        ("[ More agents is all you need ] [  ]", "More agents is all you need"),
+        ("[ AgentScope: A Flexible yet Robust Multi-Agent Platform ] [  ] ]", "AgentScope: A Flexible yet Robust Multi-Agent Platform"),
+        ("[ Constitutional AI: Harmlessness from AI Feedback ] [ [ ]", "Constitutional AI: Harmlessness from AI Feedback"),
+        ("[CL] From LLMs to Agents: A Survey][https://arxiv.org/abs/2408.02479]", "From LLMs to Agents: A Survey"),
+        ("Build [MAS] Teams (Training) Fast", "Build [MAS] Teams (Training) Fast"),  # balanced brackets stay
+        # link labels of two words or more are no titles either
+        ("PDF LINK", None),
+        ("ACM DOI", None),
+        ("PDF (Southampton ePrints)", None),
+        ("EMNLP 2024 Findings", None),
     ],
 )  # fmt: skip
 def test_titles_lose_their_tags(text: str, title: str | None) -> None:
     assert clean_title(text) == title
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "paper"),
+    [
+        # one word, as before
+        ("Paper", True, True),
+        ("[Code]", True, False),
+        ("💻 GitHub", True, False),
+        ("2025", True, False),
+        ("", True, False),
+        # a kind of link with a publisher, a host, a year or a note in parentheses
+        ("PDF LINK", True, True),
+        (" PDF LINK ", True, True),
+        ("PDF Link", True, True),
+        ("ACM DOI", True, True),
+        ("INFORMS DOI", True, True),
+        ("JMLR PDF", True, True),
+        ("AAAI PDF", True, True),
+        ("arXiv PDF", True, True),
+        ("PDF (Southampton ePrints)", True, True),
+        ("GitHub (archived)", True, False),
+        ("GitHub repo", True, False),
+        ("Blog (v0.1)", True, False),
+        ("Book site (free PDF)", True, False),  # the note does not make a book site a paper
+        ("EMNLP 2024 Findings", True, False),
+        ("Springer", True, False),  # a publisher alone: a book's page as often as a paper's
+        # titles
+        ("Agent Workflow Memory", False, False),
+        ("ToRL: Scaling Tool-Integrated RL", False, False),
+        ("Paper Name", False, False),
+        ("Open an issue", False, False),
+    ],
+)
+def test_link_labels_name_the_kind_of_link(text: str, label: bool, paper: bool) -> None:
+    assert (is_label(text), is_paper_label(text)) == (label, paper)
 
 
 def test_a_table_cell_may_name_a_method_in_one_word() -> None:
@@ -189,6 +247,150 @@ def test_bold_titles_with_authors_badges_and_notes() -> None:
     assert all(title and "et al" not in title and "Paper" not in title for _, _, _, title in rows)
 
 
+def test_titles_in_brackets_with_two_word_labels_and_citations_in_bibtex() -> None:
+    # kyegomez writes "- [ Title ] [ [PDF LINK](url) ]" (its "Format" list names no paper), and
+    # cites RouteLLM only in a ```bibtex block at its end
+    read = read_list(KYEGOMEZ)
+    assert read.problems == []
+    assert _rows(KYEGOMEZ) == [
+        (7, "2402.01521", None, "K-Level Reasoning with Large Language Models"),
+        (9, "2402.05120", None, "More agents is all you need"),
+        (11, "2402.11550", None, "LongAgent: Scaling Language Models to 128k Context through Multi-Agent Collaboration"),
+        (13, "2402.09171", None, "Automated Unit Test Improvement using Large Language Models"),
+        (15, None, "10.1126/science.ade9097", "Human-level play in the game of Diplomacy by combining language models with strategic reasoning"),
+        (17, "2402.14034", None, "AgentScope: A Flexible yet Robust Multi-Agent Platform"),
+        (21, "2405.11804", None, "Beyond Human Translation: Harnessing Multi-Agent Collaboration for Translating Ultra-Long Literary Texts"),
+        (23, None, None, "RouteLLM: An Open-Source Framework for Cost-Effective LLM Routing"),  # a blog post, in a list of papers
+        (25, "2407.04622", None, "On scalable oversight with weak LLMs judging strong LLMs"),
+        (29, "2408.02479", None, "From LLMs to LLM-based Agents for Software Engineering: A Survey of Current, Challenges and Future"),
+        (35, "2406.18665", None, "RouteLLM: Learning to Route LLMs with Preference Data"),
+        (47, "2403.04132", None, "Chatbot Arena: An Open Platform for Evaluating LLMs by Human Preference"),
+    ]  # fmt: skip
+    assert read.papers[7].url == "https://lmsys.org/blog/2024-07-01-routellm/"
+
+
+def test_a_table_whose_links_are_labelled_by_publisher() -> None:
+    # bloo-mind's rows link "ACM DOI", "AAAI PDF", "PDF (Southampton ePrints)"; the title is the
+    # first column. Its books table, with two DOIs among seven books, lists no book by title.
+    assert _rows(BLOO) == [
+        (5, None, "10.1007/978-3-032-01082-7", "Agents and Multi-Agent Systems Development: Platforms, Toolkits, Technologies"),
+        (6, None, "10.1007/978-3-031-90026-6", "Agentic AI: Theories and Practices"),
+        (19, None, None, "Decentralised Coordination of Continuously Valued Control Parameters using the Max-Sum Algorithm"),
+        (20, None, None, "ADOPT: Asynchronous Distributed Constraint Optimization with Quality Guarantees"),
+        (21, None, "10.1287/moor.27.4.819.297", "The Complexity of Decentralized Control of Markov Decision Processes"),
+        (22, None, "10.1145/367211.367250", "An agent-based approach for building complex software systems"),
+        (23, None, None, "BDI Agents: From Theory to Practice"),
+        (24, None, None, "Agent-oriented programming"),
+        (25, None, "10.1109/tc.1980.1675516", "The Contract Net Protocol: High-Level Communication and Control in a Distributed Problem Solver"),
+    ]  # fmt: skip
+    urls = {p.line: p.url for p in read_list(BLOO).papers}
+    assert urls[19] == "https://eprints.soton.ac.uk/267314/1/main-maxsumcont.pdf"
+    assert urls[23] == "https://cdn.aaai.org/ICMAS/1995/ICMAS95-042.pdf"
+
+
+def test_headings_title_the_entries_under_them() -> None:
+    # thinkwee gives each method a heading over its links; MAPoRL's names its repository only
+    read = read_list(THINKWEE)
+    assert _rows(THINKWEE) == [
+        (9, "2605.22177", None, "Maestro"),
+        (16, "2602.08847", None, "DrMAS"),
+        (23, None, None, "MAPoRL"),
+        (32, "2508.04652", None, "CoMLRL"),
+    ]
+    assert read.papers[2].url == "https://github.com/chanwoo-park-official/MAPoRL"
+
+
+def test_a_table_of_frameworks_and_algorithm_families() -> None:
+    # yh-yao's frameworks table links half its rows to papers; the rest to code, a blog or nothing.
+    # Its algorithm table names families in bold rows of their own.
+    read = read_list(YHYAO)
+    assert (read.problems, len(read.papers)) == ([], 34)
+    title_only = [(p.line, p.title, p.url) for p in read.papers if not (p.arxiv or p.doi)]
+    assert title_only == [
+        (6, "SkyRL-v0: Train Real-World Long-Horizon Agents via RL", "https://novasky-ai.notion.site/skyrl-v0"),
+        (7, "OpenManus-RL: Live-Streamed RL Tuning Framework for LLM Agents", "https://github.com/OpenManus/OpenManus-RL"),
+        (11, "verl-agent: Extension of veRL for LLM Agents", "https://github.com/langfengQ/verl-agent"),
+        (12, "ART: Agent Reinforcement Trainer", "https://github.com/OpenPipe/ART"),
+        (14, "Agent-R1: End-to-End RL for Tool-using Agents", None),
+        (16, "slime: Self-Improving LLM Agents", "https://lmsys.org/blog/2025-07-09-slime/"),
+        (18, "MARTI: Multi-Agent RL with Tool Integration", "https://github.com/TsinghuaC3I/MARTI"),
+        (19, "RL2: Reinforcement Learning Reloaded", "https://github.com/ChenmienTan/RL2"),
+        (20, "verifiers: Benchmarking LLM Verification", "https://github.com/willccbb/verifiers"),
+        (24, "TRL: Transformer Reinforcement Learning", "https://github.com/huggingface/trl"),
+        (39, "PSGPO", "https://openreview.net/forum?id=Cn5Z0MUPZT"),
+        (41, "DPO", "https://proceedings.neurips.cc/paper_files/paper/2023/file/a85b405ed65c6477a4fe8302b5e06ce7-Paper-Conference.pdf"),
+        (42, "β-DPO", "https://openreview.net/forum?id=ZfBuhzE556"),  # not the same title as DPO's
+        (50, "ACC-Collab: Actor-Critic for Multi-Agent Collaboration", "https://openreview.net/forum?id=nfKfAzkiez"),
+        (55, "OpenManus-RL (duplicate listing)", "https://github.com/OpenManus/OpenManus-RL"),
+    ]  # fmt: skip
+    assert not any("family" in (p.title or "") for p in read.papers)
+
+
+def test_one_id_under_titles_that_disagree_is_warned_of(run_cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # YsTvT links five tools to arXiv 2405.14751 (AGILE's id); they count once, as line 6's
+    monkeypatch.chdir(REPO)
+    path = YSTVT.relative_to(REPO)
+    result = run_cli("coverage", str(path))
+    data = json.loads(run_cli("coverage", "--json", str(path)).stdout)["lists"][0]
+    message = (
+        "arXiv 2405.14751 is listed under titles that disagree ("
+        "line 6 'Tool-Planner: Task Planning with Clusters across Multiple T…', "
+        "line 10 'NaviAgent: Bilevel Planning on Tool Dependency Graphs for F…', "
+        "line 15 'ToRL: Scaling Tool-Integrated RL', "
+        "line 16 'ToolDial: Multi-turn Dialogue Generation Method for Tool-Au…', "
+        "line 19 'AGILE: A Novel Reinforcement Learning Framework of LLM Agen…'); "
+        "it is counted once, as the paper of line 6"
+    )
+    assert result.exit_code == 0
+    assert result.stderr == f"{path}:6: warning: {message}\n"
+    assert data["warnings"] == [{"line": 6, "message": message}]
+    assert data["listed"] == len(data["papers"]) == 11
+
+
+@pytest.mark.parametrize(
+    ("text", "warned"),
+    [
+        # one paper under its title and its name, or two forms of one title: no warning
+        ("| ProRL: Prolonged RL | [Paper](https://arxiv.org/abs/2505.24864) |\n|-|-|\n| ProRL | [Paper](https://arxiv.org/abs/2505.24864) |\n", []),
+        ("| MASLab: A Unified Codebase | [Paper](https://arxiv.org/abs/2505.16988) |\n|-|-|\n| MASLab (duplicate listing) | [Paper](https://arxiv.org/abs/2505.16988) |\n", []),
+        ("- [A Team Paper](https://arxiv.org/abs/2503.03686)\n- [A Team Paper again](https://arxiv.org/pdf/2503.03686v2)\n", []),
+        ("- [Paper](https://arxiv.org/abs/2503.03686)\n- [Team Paper](https://arxiv.org/abs/2503.03686)\n", []),  # no title
+        # two works under one id, by arXiv id or DOI
+        ("- [Tool-Planner: Clusters](https://arxiv.org/abs/2405.14751)\n- [AGILE: A Novel RL Framework](https://arxiv.org/abs/2405.14751)\n",
+         [(1, "arXiv 2405.14751 is listed under titles that disagree (line 1 'Tool-Planner: Clusters', line 2 'AGILE: A Novel RL Framework'); it is counted once, as the paper of line 1")]),
+        ("- [Learning Team Play](https://doi.org/10.1145/1.2)\n\n- [Coordinating Teams](https://dl.acm.org/doi/10.1145/1.2)\n",
+         [(1, "DOI 10.1145/1.2 is listed under titles that disagree (line 1 'Learning Team Play', line 3 'Coordinating Teams'); it is counted once, as the paper of line 1")]),
+        # a sentence holding the short title joins it to the full title: one group, no warning
+        ("> **Based on**: [Agentic Reasoning: A Survey](https://arxiv.org/abs/2601.12538)\n\nWe released a survey on Agentic Reasoning! It is on [arxiv](https://arxiv.org/abs/2601.12538).\n\n- [Agentic Reasoning](https://arxiv.org/abs/2601.12538)\n", []),
+        # a line naming several papers gives them no title of their own
+        ("Tool use: 2405.14751 Tool-Planner; 2507.01489 Agent-as-Tool\n\nAGILE Agent Framework: 2405.14751; 2505.00024\n", []),
+    ],
+)  # fmt: skip
+def test_disagreeing_titles(tmp_path: Path, text: str, warned: list[tuple[int, str]]) -> None:
+    path = tmp_path / "list.md"
+    path.write_text(text, "utf-8")
+    read = read_list(path)
+    assert [(p.line, p.message) for p in read.problems] == warned
+    assert disagreements(read.papers, read.shown) == []  # the list read keeps each id once
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("ProRL", "ProRL: Prolonged Reinforcement Learning", True),
+        ("MASLab (duplicate listing)", "MASLab: A Unified Codebase", True),
+        ("OpenManus-RL - live tuning", "OpenManus-RL: Live-Streamed RL Tuning", True),
+        ("Beta debate with message credit", "Beta debate with messages credit", True),
+        ("Gödel Agent", "Godel Agent", True),
+        ("Tool-Planner: Task Planning", "AGILE: A Novel Reinforcement Learning Framework", False),
+        ("StarPO", "RAGEN: Understanding Self-Evolution", False),
+        ("β-DPO", "DPO", True),  # one holds the other: a shorter name of one paper, as far as a list can tell
+    ],
+)
+def test_titles_that_may_name_one_paper(a: str, b: str, same: bool) -> None:
+    assert same_title(a, b) == same_title(b, a) == same
+
+
 def test_bibtex_entries_by_eprint_journal_doi_and_title() -> None:
     read = read_list(LISTS / "synthetic.bib")
     assert read.format == "bibtex"
@@ -255,6 +457,58 @@ def test_csv_and_tsv_tables_with_a_header(name: str) -> None:
         # the same paper twice in a list counts once, at its first line
         ("- [A Team Paper](https://arxiv.org/abs/2503.03686)\n- [A Team Paper again](https://arxiv.org/pdf/2503.03686v2)\n",
          [(1, "2503.03686", None, "A Team Paper")]),
+        # a label of two words is no title, and a PDF link so labelled names a paper on any host
+        ("- [ Learning Team Play ] [ [PDF LINK](https://eprints.example.ac.uk/1/main.pdf) ]\n",
+         [(1, None, None, "Learning Team Play")]),
+        ("| Learning Team Play | Smith et al. | [ACM DOI](https://dl.acm.org/doi/10.1145/1.2) |\n|---|---|---|\n| Coordinating Teams | Li | [AAAI PDF](https://cdn.example.org/x.pdf) |\n",
+         [(1, None, "10.1145/1.2", "Learning Team Play"), (3, None, None, "Coordinating Teams")]),
+        # sibling headings over one paper each title it, and one over only a code link is a work
+        ("### Maestro\n- Paper(s): [Paper](https://arxiv.org/abs/2605.22177)\n\n### DrMAS\n- `https://github.com/a/drmas`\n- Paper(s): [Paper](https://arxiv.org/abs/2602.08847)\n\n### MAPoRL\n- `https://github.com/a/maporl` · date: 2025.8\n- Paper(s): —\n",
+         [(2, "2605.22177", None, "Maestro"), (6, "2602.08847", None, "DrMAS"), (8, None, None, "MAPoRL")]),
+        # ... but not headings of sections that hold several papers or none
+        ("## Surveys\n- [Paper](https://arxiv.org/abs/2503.03686)\n- [Paper](https://arxiv.org/abs/2510.11062)\n## Methods\n- [Paper](https://arxiv.org/abs/2410.08115)\n## Tools\n- [Code](https://github.com/a/b)\n",
+         [(2, "2503.03686", None, None), (3, "2510.11062", None, None), (5, "2410.08115", None, None)]),
+        ("## Citation\n```bibtex\n@misc{x, title={Our Survey of Teams}, eprint={2503.03686}, archivePrefix={arXiv}}\n```\n## License\nSee [the licence](https://creativecommons.org/licenses/by/4.0/).\n",
+         [(3, "2503.03686", None, "Our Survey of Teams")]),
+        # BibTeX in a block not declared BibTeX is read when it is written as entries; code is not
+        ("```\n@article{y,\n  title = {Teams of Agents},\n  doi = {10.1234/teams}\n}\n```\n```python\n@dataclass(frozen=True)\nclass Team: ...\n```\n",
+         [(2, None, "10.1234/teams", "Teams of Agents")]),
+        ("```\n@dataclass(frozen=True)\nclass Team: ...\n```\n", []),
+        # in a list made mostly of papers, a titled item with only a code link is a work; anchors are not
+        ("- [First Team Paper](https://arxiv.org/abs/2503.03686)\n- [Second Team Paper](https://arxiv.org/abs/2510.11062)\n- **Team Trainer Library** [Code](https://github.com/a/b)\n- Back to [the top](#top)\n",
+         [(1, "2503.03686", None, "First Team Paper"), (2, "2510.11062", None, "Second Team Paper"), (3, None, None, "Team Trainer Library")]),
+        # ... but not a social link, nor in a list with one paper only
+        ("- [First Team Paper](https://arxiv.org/abs/2503.03686)\n- [Second Team Paper](https://arxiv.org/abs/2510.11062)\n- Follow the authors on [Twitter](https://twitter.com/x)\n",
+         [(1, "2503.03686", None, "First Team Paper"), (2, "2510.11062", None, "Second Team Paper")]),
+        ("- [A Team Paper](https://arxiv.org/abs/2503.03686)\n- **Our Team Library** [Code](https://github.com/a/b)\n",
+         [(1, "2503.03686", None, "A Team Paper")]),
+        # ... nor in a list of a paper among other links
+        ("- [A Team Paper](https://arxiv.org/abs/2503.03686)\n- Follow us on [Twitter](https://twitter.com/x)\n- Star the [repository of this list](https://github.com/a/b)\n",
+         [(1, "2503.03686", None, "A Team Paper")]),
+        # in a table made mostly of papers, a titled row with a code link or none is a work; a
+        # section's row is not
+        ("| Title | Link |\n|---|---|\n| **Trained teams** | |\n| First Team Paper | [Paper](https://arxiv.org/abs/2503.03686) |\n| Second Team Paper | [Paper](https://arxiv.org/abs/2510.11062) |\n| Team Trainer | [Code](https://github.com/a/b) |\n| Unreleased Team Method | *(no public repo)* |\n",
+         [(4, "2503.03686", None, "First Team Paper"), (5, "2510.11062", None, "Second Team Paper"), (6, None, None, "Team Trainer"), (7, None, None, "Unreleased Team Method")]),
+        # ... but not in a table of tools with one paper
+        ("| Name | Link |\n|---|---|\n| Tool One | [GitHub](https://github.com/a/one) |\n| Tool Two | [GitHub](https://github.com/a/two) |\n| Tool Paper | [Paper](https://arxiv.org/abs/2503.03686) |\n",
+         [(5, "2503.03686", None, "Tool Paper")]),
+        # sibling headings over tables are no entries: each row is one, titled by its link's
+        # text (a method's name) before the row's first cell
+        ("### Observability\n| Reference | Status |\n|---|---|\n| [AgentCoord](https://arxiv.org/abs/2404.11943) | supporting |\n\n### Research Implementations\n| Reference | Status |\n|---|---|\n| [MineCollab](https://mindcraft-minecollab.github.io/) | important |\n\n### Benchmarks\n| Reference | Status |\n|---|---|\n| [GAIA](https://arxiv.org/abs/2311.12983) | important |\n",
+         [(4, "2404.11943", None, "AgentCoord"), (14, "2311.12983", None, "GAIA")]),
+        # ... and a table among headed entries is no entry of its own: its rows are
+        ("### Maestro\n- Paper(s): [Paper](https://arxiv.org/abs/2605.22177)\n\n### DrMAS\n- Paper(s): [Paper](https://arxiv.org/abs/2602.08847)\n\n### Research Implementations\n| Reference |\n|---|\n| [MineCollab](https://mindcraft-minecollab.github.io/) |\n",
+         [(2, "2605.22177", None, "Maestro"), (5, "2602.08847", None, "DrMAS")]),
+        ("| Area | Reference | Note |\n|---|---|---|\n| Protocols & Interoperability | [SEMAP](https://arxiv.org/abs/2510.12120) | a protocol |\n",
+         [(3, "2510.12120", None, "SEMAP")]),
+        # ... nor headings over papers with titles of their own
+        ("### Surveys\n- [A Survey of Agent Teams](https://arxiv.org/abs/2503.03686)\n### Benchmarks\n- [TeamBench: Measuring Teams](https://arxiv.org/abs/2510.11062)\n### Tools\n- [LangGraph](https://github.com/langchain-ai/langgraph)\n",
+         [(2, "2503.03686", None, "A Survey of Agent Teams"), (4, "2510.11062", None, "TeamBench: Measuring Teams")]),
+        # a list citing itself in BibTeX (its repository, no id) names no paper
+        ("## Citation\n```bibtex\n@misc{awesome, title={Awesome Agent Teams}, howpublished={\\url{https://github.com/a/b}}}\n```\n", []),
+        # titles that differ by a Greek letter are two papers
+        ("- [β-DPO Method](https://openreview.net/forum?id=a)\n- [DPO Method](https://openreview.net/forum?id=b)\n",
+         [(1, None, None, "β-DPO Method"), (2, None, None, "DPO Method")]),
     ],
 )  # fmt: skip
 def test_markdown_blocks(tmp_path: Path, text: str, expected: list[tuple[Any, ...]]) -> None:
@@ -407,6 +661,7 @@ def test_coverage_as_json_marks_queued_papers(listed: Path, run_cli: Any) -> Non
         "excluded": 0,
         "queued": 1,
         "unscreened": 15,
+        "warnings": [],
     }
     assert data["papers"][9] == {
         "line": 21,
@@ -493,6 +748,69 @@ def test_a_method_named_alone_matches_the_record_it_heads(
 )
 def test_a_method_named_alone_matches_the_record_its_key_names(keys: list[str], expected: dict[str, str]) -> None:
     assert key_names(keys) == expected
+
+
+@pytest.mark.parametrize(
+    ("listed", "record", "agrees"),
+    [
+        # a coined name decides alone
+        ("ACC-Collab: Actor-Critic for Multi-Agent Collaboration", "ACC-Collab: An Actor-Critic Approach to Multi-Agent LLM Collaboration", True),
+        ("Memory-R1: RL Memory Manager", "Memory-R1: Enhancing Large Language Model Agents to Manage Memories", True),
+        ("MALT: Team Training", "MALT: Improving Reasoning with Multi-Agent LLM Training", True),
+        # a plain word needs the subtitles to agree
+        ("Optima: Optimizing Effectiveness and Efficiency of Agents", "Optima: Optimizing Effectiveness and Efficiency for LLM-Based Multi-Agent System", True),
+        ("Position: Agents Need Memory", "Position: Multi-Agent Systems Should Learn Orchestration", False),
+        ("Flow: A Plumbing Survey", "Flow: Modularized Agentic Workflow Automation", False),
+        ("Chain of Agents: Collaborating on Long-Context Tasks", "Chain of Agents: Large Language Models Collaborating on Long-Context Tasks", True),
+        ("Chain of Agents: Safety", "Chain of Agents: Large Language Models Collaborating on Long-Context Tasks", False),
+        ("Flow: Large Language Models", "Flow: Modularized Agentic Workflow Automation", False),  # only common words
+    ],
+)  # fmt: skip
+def test_a_title_named_like_a_record_is_it_when_the_rest_agrees(listed: str, record: str, agrees: bool) -> None:
+    assert head_agrees(listed, record) == agrees
+
+
+@pytest.mark.parametrize(
+    ("line", "record"),
+    [
+        ("- [ReMA: Another Subtitle](https://openreview.net/forum?id=x)", "rema2025"),  # no id: the name decides
+        ("- [ReMA: Another Subtitle](https://arxiv.org/abs/2601.00001)", None),  # the record's own arXiv id differs
+        (
+            "- [MAPoRL: Another Subtitle](https://arxiv.org/abs/2601.00002)",
+            "maporl",
+        ),  # the record has a DOI, no arXiv id
+        ("- [MAPoRL: Another Subtitle](https://doi.org/10.1234/other)", None),  # ... and another DOI
+        ("- [SiriuS: Other Words](https://doi.org/10.1234/other)", "sirius2025"),  # the record has no id at all
+        (
+            "- [Gamma: A Different Benchmark Entirely](https://openreview.net/forum?id=y)",
+            None,
+        ),  # a plain word, other words
+    ],
+)
+def test_a_title_named_like_a_record_is_it_unless_an_id_says_otherwise(
+    listed: Path, tmp_path: Path, line: str, record: str | None
+) -> None:
+    path = tmp_path / "list.md"
+    path.write_text(line + "\n", "utf-8")
+    matched = match_list(read_list(path), load_corpus(listed).corpus)
+    assert [m.record for m in matched] == [record]
+
+
+def test_real_lists_against_the_real_corpus() -> None:
+    # The corpus grows, so only records it already holds are asserted.
+    corpus = load_corpus(REPO).corpus
+
+    def records(path: Path) -> dict[int, str | None]:
+        return {m.listed.line: m.record for m in match_list(read_list(path), corpus)}
+
+    yhyao, kyegomez, thinkwee = records(YHYAO), records(KYEGOMEZ), records(THINKWEE)
+    # yh-yao abbreviates ACC-Collab's title after its colon, linking OpenReview only
+    assert yhyao[50] == "acc-collab2024"
+    # kyegomez cites RouteLLM, excluded as E032, in BibTeX, and links the blog post on it
+    assert kyegomez[35] == kyegomez[23] == "E032"
+    # thinkwee names MAPoRL by a heading over its repository
+    assert thinkwee[23] == "maporl"
+    assert thinkwee[16] == "dr-mas"
 
 
 def test_a_real_list_naming_a_method_alone_finds_its_record() -> None:

@@ -428,6 +428,32 @@ def test_discover_from_a_list_offline_asks_no_service(living: Path, services: Se
     assert not (living / "screening").exists()
 
 
+def test_discover_queues_a_work_a_list_names_by_heading_and_code_link(
+    living: Path, services: Services, run_cli: Any
+) -> None:
+    # thinkwee titles its entries by headings; MAPoRL's links its repository only. YsTvT gives one
+    # arXiv id to five titles, which discover notes as coverage warns of it.
+    for name in ("thinkwee-agentsmeetrl-excerpt.md", "ystvt-awesome-agent-rl-papers-excerpt.md"):
+        shutil.copy(FIXTURES / "lists" / name, living / name)
+    result = run_cli(
+        "discover", "--source", "list", "thinkwee-agentsmeetrl-excerpt.md",
+        "ystvt-awesome-agent-rl-papers-excerpt.md", "--offline", "--json", "--dry-run",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    new = {c["query"]: (c["id"], c["title"], c["url"]) for c in json.loads(result.stdout) if not c["known"]}
+    assert new["thinkwee-agentsmeetrl-excerpt.md:9"] == ("2605.22177", "Maestro", "https://arxiv.org/abs/2605.22177")
+    assert new["thinkwee-agentsmeetrl-excerpt.md:23"] == (
+        "title-maporl",
+        "MAPoRL",
+        "https://github.com/chanwoo-park-official/MAPoRL",
+    )
+    assert len(new) == 4 + 11
+    assert (
+        "note: ystvt-awesome-agent-rl-papers-excerpt.md:6: arXiv 2405.14751 is listed under titles that disagree ("
+        in result.stderr
+    )
+
+
 def test_a_listed_paper_with_no_link_is_named_not_queued(living: Path, services: Services, run_cli: Any) -> None:
     (living / "refs.csv").write_text("title\nA Title Nobody Links To Anywhere\n", "utf-8")
     result = run_cli("discover", "--source", "list", "refs.csv", "--offline")
@@ -1129,3 +1155,26 @@ def test_refresh_diff_shows_the_bibtex_a_venue_move_brings() -> None:
         "    BibTeX: @article, journal 'arXiv preprint arXiv:2501.00001', year 2025 -> @inproceedings, booktitle "
         "'International Conference on Learning Representations (ICLR)', year 2025\n"
     )
+
+
+@pytest.mark.parametrize("clock", ["2026-12-01", "2026-12-02", "2027-06-30"])
+def test_discover_starts_where_the_protocol_stood_on_the_last_day_of_the_window(
+    living: Path, services: Services, run_cli: Any, monkeypatch: pytest.MonkeyPatch, clock: str
+) -> None:
+    # round-2 closes on 2026-12-01: a run for that day (as the weekly job passes --until) starts
+    # after round-1, whatever day the machine's clock shows
+    import datetime as dt
+
+    from masrl.living import discover
+
+    class Clock(dt.date):
+        @classmethod
+        def today(cls) -> dt.date:
+            return dt.date.fromisoformat(clock)
+
+    import types
+
+    monkeypatch.setattr(discover, "dt", types.SimpleNamespace(date=Clock, datetime=dt.datetime, timedelta=dt.timedelta))
+    result = run_cli("discover", "--dry-run", "--until", "2026-12-01")
+    assert result.exit_code == 0, result.output
+    assert "from 2026-05-04 to 2026-12-01" in result.stderr

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,7 +61,15 @@ class Candidate:
 
 
 def normalise_title(title: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "", title.lower())
+    """*title* as titles are compared: its letters and digits only, of any script, without case or
+    accents, and with compatibility forms unfolded (NFKD), so "β-DPO" stays apart from "DPO" while
+    "Gödel" is "Godel" and a ligature "ﬁ" is "fi".
+
+    >>> normalise_title("β-DPO: Direct Preference Optimization"), normalise_title("Gödel ﬁne_tuning")
+    ('βdpodirectpreferenceoptimization', 'godelfinetuning')
+    """
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", title).casefold())
+    return "".join(c for c in folded if c.isalnum())
 
 
 def candidates_from_bibtex(text: str, venues: Venues) -> tuple[list[Candidate], list[str]]:

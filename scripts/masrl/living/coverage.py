@@ -47,6 +47,7 @@ class Coverage:
             "queued": self.count("queued"),
             "unscreened": self.count("queued") + self.count("unscreened"),
             "papers": [_paper_json(m) for m in self.matched],
+            "warnings": [{"line": p.line, "message": p.message} for p in self.read.problems],
         }
 
 
@@ -112,8 +113,9 @@ def command(ctx: click.Context, files: tuple[Path, ...], as_json: bool) -> None:
     Reads each FILE (a README in Markdown, a BibTeX file or a CSV table) for the papers it names,
     by arXiv id (any version, old style too), DOI, link or title, and prints how many of them the
     corpus has screened: retained in papers/ or excluded in exclusions/. Then it lists, with their
-    lines, the papers never screened (those waiting in screening/ are marked). Nothing is written;
-    queue the unscreened with `masrl discover --source list FILE`.
+    lines, the papers never screened (those waiting in screening/ are marked). A list that gives
+    one arXiv id or DOI to titles that disagree is warned of on stderr, with the lines: the id
+    counts once. Nothing is written; queue the unscreened with `masrl discover --source list FILE`.
 
     Example:
 

@@ -384,10 +384,12 @@ def command(
                 dt.date.fromisoformat(value)
             except ValueError:
                 raise MasrlError(f"{name} must be a date written YYYY-MM-DD, not {value!r}") from None
-    if since is None:
-        last = protocol.last_closed_round(today)
-        since = last.cutoff if last else protocol.rounds[0].start
     until = until or today
+    if since is None:
+        # the last round closed by the end of the window, so a run for a given day (--until, as the
+        # weekly run passes it) starts where that day's protocol ends, whatever the clock says
+        last = protocol.last_closed_round(until)
+        since = last.cutoff if last else protocol.rounds[0].start
     if since > until:
         raise MasrlError(f"--since {since} is after --until {until}")
     found: list[Found] = []
