@@ -97,6 +97,24 @@ def value_paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]
     return out
 
 
+def protocol_naming_no_records(text: str) -> str:
+    """protocol.yaml's *text* without what names records (the boundary rules' precedents and the
+    rounds' audit draws), for a corpus that holds only some of the repository's records."""
+    import re
+
+    text = re.sub(r"\n +precedents: \[[^\]]*\]", "", text)
+    out: list[str] = []
+    inside: int | None = None  # the indentation of an audit_draws: being left out
+    for line in text.splitlines(keepends=True):
+        indent = len(line) - len(line.lstrip(" "))
+        if inside is not None and (indent > inside or not line.strip()):
+            continue
+        inside = indent if line.strip() == "audit_draws:" else None
+        if inside is None:
+            out.append(line)
+    return "".join(out)
+
+
 def replace_line(text: str, field: str, new: str | None) -> str:
     """Swap the line that sets top-level *field* for *new* (None deletes it)."""
     out = []

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, protocol_naming_no_records
 from masrl.corpus import _load
 from masrl.corpus._cache import CACHE_FILE
 from masrl.corpus._load import load_corpus
@@ -24,9 +24,9 @@ def copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root.mkdir()
     for name in ("taxonomy.yaml", "venues.yaml"):
         shutil.copy(REPO / name, root / name)
-    # the protocol whose rounds and rules records name, without precedents this subset may lack
+    # the protocol whose rounds and rules records name, without the records this subset may lack
     protocol = (REPO / "protocol.yaml").read_text("utf-8")
-    (root / "protocol.yaml").write_text(re.sub(r"\n +precedents: \[[^\]]*\]", "", protocol), "utf-8")
+    (root / "protocol.yaml").write_text(protocol_naming_no_records(protocol), "utf-8")
     for folder, n in (("papers", 40), ("exclusions", 20)):
         (root / folder).mkdir()
         for path in [

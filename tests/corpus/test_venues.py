@@ -437,9 +437,11 @@ def test_a_copy_without_the_registry_fails_with_one_message(
     root = tmp_path / "c"
     shutil.copytree(REPO / "papers", root / "papers")
     shutil.copy(REPO / "taxonomy.yaml", root / "taxonomy.yaml")
-    # the protocol whose rules records name, with the exclusions its rules cite as precedents
+    # the protocol whose rules records name, with the exclusions its rules cite as precedents and
+    # the second readings its audit draws name
     shutil.copy(REPO / "protocol.yaml", root / "protocol.yaml")
     shutil.copytree(REPO / "exclusions", root / "exclusions")
+    shutil.copytree(REPO / "audits", root / "audits")
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     result = run_cli("validate")

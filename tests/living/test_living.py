@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import http.server
 import json
-import re
 import shutil
 import sys
 import threading
@@ -15,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FIXTURES, REPO, assert_golden, fixture_corpus
+from conftest import FIXTURES, REPO, assert_golden, fixture_corpus, protocol_naming_no_records
 from masrl.corpus._yaml import load_path
 
 RECORDED = FIXTURES / "living"
@@ -99,10 +98,11 @@ def services(monkeypatch: pytest.MonkeyPatch) -> Iterator[Services]:
 @pytest.fixture
 def living(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The small fixture corpus with the repository's protocol.yaml, whose boundary rules keep
-    their cases but not their precedents (records of the repository, not of this corpus)."""
+    their cases but not their precedents, and whose rounds list no audit draws (records of the
+    repository, not of this corpus)."""
     root = fixture_corpus("small", tmp_path, monkeypatch)
     text = (REPO / "protocol.yaml").read_text("utf-8")
-    (root / "protocol.yaml").write_text(re.sub(r"\n +precedents: \[[^\]]*\]", "", text), "utf-8")
+    (root / "protocol.yaml").write_text(protocol_naming_no_records(text), "utf-8")
     return root
 
 

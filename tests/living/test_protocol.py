@@ -69,23 +69,23 @@ def test_the_protocol_holds_the_surveys_facts() -> None:
     ("old", "new", "expected"),
     [
         # shape and vocabulary (from the schema)
-        ("version: 1\n", "", ["protocol.yaml:29:1: version: version is required"]),
-        ("version: 1\n", "version: 1\nextra: 2\n", ["protocol.yaml:29:1: extra: unknown field; allowed fields are version, sources, query_families, inclusion, exclusion, boundary_rules, stages, rounds"]),
-        ("stages: [abstract_screen,", "stages: [abstract_scren,", ["protocol.yaml:241:10: stages[0]: stages must be one of 'abstract_screen', 'full_text_screen', 'artifact_screen', 'duplicate_screen', not 'abstract_scren' (did you mean 'abstract_screen'?)"]),
-        ("reasons: [no_rl]", "reasons: [no_rll]", ["protocol.yaml:98:15: exclusion[0].reasons[0]: reasons must be one of 'no_rl', 'single_agent', 'no_mas_mechanism', 'out_of_scope', 'background_only', 'superseded', 'duplicate', 'insufficient_detail', 'no_trace_instrumentation', not 'no_rll' (did you mean 'no_rl'?)"]),
-        ("  - id: multi_agent_llm_rl\n", "  - id: Multi Agent\n", ["protocol.yaml:54:5: query_families[0].id: id must be a lower-case id (letters, digits, _ or -), not 'Multi Agent'"]),
-        ('    start: "2026-04-26"\n', '    start: 26 April 2026\n', ["protocol.yaml:246:5: rounds[0].start: start must be a date written YYYY-MM-DD, not '26 April 2026'"]),
-        ("    discover: arxiv\n", "    discover: arxive\n", ["protocol.yaml:33:5: sources[0].discover: discover must be one of 'arxiv', 'openalex', 'list', not 'arxive' (did you mean 'arxiv'?)"]),
-        ("      identified: 116\n", "      identified: many\n", ["protocol.yaml:251:7: rounds[0].reported.identified: identified must be a whole number, not text"]),
-        ("  - id: 1\n    text: It trains", "  - id: 0\n    text: It trains", ["protocol.yaml:84:5: inclusion[0].id: id must be at least 1, not 0"]),
+        ("version: 1\n", "", ["protocol.yaml:31:1: version: version is required"]),
+        ("version: 1\n", "version: 1\nextra: 2\n", ["protocol.yaml:31:1: extra: unknown field; allowed fields are version, sources, query_families, inclusion, exclusion, boundary_rules, stages, rounds"]),
+        ("stages: [abstract_screen,", "stages: [abstract_scren,", ["protocol.yaml:243:10: stages[0]: stages must be one of 'abstract_screen', 'full_text_screen', 'artifact_screen', 'duplicate_screen', not 'abstract_scren' (did you mean 'abstract_screen'?)"]),
+        ("reasons: [no_rl]", "reasons: [no_rll]", ["protocol.yaml:100:15: exclusion[0].reasons[0]: reasons must be one of 'no_rl', 'single_agent', 'no_mas_mechanism', 'out_of_scope', 'background_only', 'superseded', 'duplicate', 'insufficient_detail', 'no_trace_instrumentation', not 'no_rll' (did you mean 'no_rl'?)"]),
+        ("  - id: multi_agent_llm_rl\n", "  - id: Multi Agent\n", ["protocol.yaml:56:5: query_families[0].id: id must be a lower-case id (letters, digits, _ or -), not 'Multi Agent'"]),
+        ('    start: "2026-04-26"\n', '    start: 26 April 2026\n', ["protocol.yaml:248:5: rounds[0].start: start must be a date written YYYY-MM-DD, not '26 April 2026'"]),
+        ("    discover: arxiv\n", "    discover: arxive\n", ["protocol.yaml:35:5: sources[0].discover: discover must be one of 'arxiv', 'openalex', 'list', not 'arxive' (did you mean 'arxiv'?)"]),
+        ("      identified: 116\n", "      identified: many\n", ["protocol.yaml:253:7: rounds[0].reported.identified: identified must be a whole number, not text"]),
+        ("  - id: 1\n    text: It trains", "  - id: 0\n    text: It trains", ["protocol.yaml:86:5: inclusion[0].id: id must be at least 1, not 0"]),
         # rules across items
-        ("  - id: acl_anthology\n", "  - id: arxiv\n", ["protocol.yaml:34:5: sources[1].id: id 'arxiv' is already used by sources[0]"]),
+        ("  - id: acl_anthology\n", "  - id: arxiv\n", ["protocol.yaml:36:5: sources[1].id: id 'arxiv' is already used by sources[0]"]),
         ('    end: "2026-12-01"\n', '    end: "2026-05-01"\n', [
-            "protocol.yaml:257:5: rounds[1].end: end 2026-05-01 must not be before start 2026-05-04",
-            "protocol.yaml:258:5: rounds[1].cutoff: cutoff 2026-12-01 must lie in the window 2026-05-04 to 2026-05-01",
+            "protocol.yaml:259:5: rounds[1].end: end 2026-05-01 must not be before start 2026-05-04",
+            "protocol.yaml:260:5: rounds[1].cutoff: cutoff 2026-12-01 must lie in the window 2026-05-04 to 2026-05-01",
         ]),
-        ('    cutoff: "2026-12-01"\n', '    cutoff: "2026-02-30"\n', ["protocol.yaml:258:5: rounds[1].cutoff: cutoff must be a real date, not '2026-02-30'"]),
-        ("    origin: discovery\n", "    origin: survey\n", ["protocol.yaml:259:5: rounds[1].origin: only one round can own the survey's records (origin survey)"]),
+        ('    cutoff: "2026-12-01"\n', '    cutoff: "2026-02-30"\n', ["protocol.yaml:260:5: rounds[1].cutoff: cutoff must be a real date, not '2026-02-30'"]),
+        ("    origin: discovery\n", "    origin: survey\n", ["protocol.yaml:261:5: rounds[1].origin: only one round can own the survey's records (origin survey)"]),
     ],
 )  # fmt: skip
 def test_every_mistake_is_named_with_its_line(old: str, new: str, expected: list[str]) -> None:
@@ -128,7 +128,7 @@ def test_validate_reports_protocol_problems_with_the_records(repo_copy: Path, ru
     path.write_text(path.read_text("utf-8").replace("stages: [abstract_screen,", "stages: [abstract,"), "utf-8")
     result = run_cli("validate")
     assert result.exit_code == 1
-    assert result.stdout.startswith("protocol.yaml:241:10: stages[0]: stages must be one of")
+    assert result.stdout.startswith("protocol.yaml:243:10: stages[0]: stages must be one of")
     assert run_cli("validate", "protocol.yaml").exit_code == 1
     assert run_cli("validate", "papers").exit_code == 0
     assert run_cli("build").exit_code == 1
@@ -538,3 +538,100 @@ def test_a_round_with_records_gets_its_own_flow_on_the_screening_page(repo_copy:
         f"| Backfill round (`backfill`) | 2023-01-01 to 2026-12-01 | 2026-12-01 | {identified} | "
         f"{excluded} (abstract screen {excluded}) | {retained} |  |"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# the draws of a round's blind second reading
+
+DRAWS = PROTOCOL_TEXT.index("    audit_draws:\n")
+
+
+def _draw_line(text: str, needle: str) -> int:
+    """The line of *needle* among the audit draws (they close the file)."""
+    return _line_of(text, needle, "    audit_draws:\n")
+
+
+def test_the_backfill_round_lists_the_draws_of_every_post_survey_second_reading() -> None:
+    draws = PROTOCOL.round("backfill").audit_draws
+    assert [(d.seed, len(d.keys)) for d in draws] == [(20261201, 28), (20261202, 5), (20261203, 5), (20261204, 6)]
+    assert all(r.audit_draws == () for r in PROTOCOL.rounds if r.id != "backfill")
+    # every post-survey paper with a second reading was drawn, and every key drawn has one
+    corpus = load_corpus(REPO).corpus
+    post = {p.key for p in corpus.papers if p.origin == "discovery"}
+    drawn = [k for d in draws for k in d.keys]
+    assert sorted(drawn) == sorted({a.key for a in corpus.audits} & post)
+    assert all(list(d.keys) == sorted(d.keys) for d in draws)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "needle", "expected"),
+    [
+        # a non-integer seed (the schema)
+        ("seed: 20261201", "seed: 2026.5", "seed: 2026.5", ["9: rounds[2].audit_draws[0].seed: seed must be a whole number, not 2026.5"]),
+        ("seed: 20261201", 'seed: "20261201"', 'seed: "20261201"', ["9: rounds[2].audit_draws[0].seed: seed must be a whole number, not text"]),
+        ("seed: 20261201", "seed: true", "seed: true", ["9: rounds[2].audit_draws[0].seed: seed must be a whole number, not true/false"]),
+        ("seed: 20261201", "seed: -1", "seed: -1", ["9: rounds[2].audit_draws[0].seed: seed must be at least 0, not -1"]),
+        ("      - seed: 20261202\n", "      - seed:\n", "- seed:\n", ["9: rounds[2].audit_draws[1].seed: seed must be a whole number, not empty"]),
+        # shape and fields
+        ("keys: [acc-collab2024, cure2025, guardian2025, recursivemas2026, ssp2025]", "keys: []", "keys: []", ["9: rounds[2].audit_draws[1].keys: keys must list at least one item"]),
+        ("[acc-collab2024, cure2025,", "[acc-collab2024, Cure2025,", "[acc-collab2024", ["32: rounds[2].audit_draws[1].keys[1]: keys must be a paper key such as 'at-grpo2025', not 'Cure2025'"]),
+        ("        drawn_from: \"The 123", "        drawn: 5\n        drawn_from: \"The 123", "drawn: 5", ["9: rounds[2].audit_draws[1].drawn: unknown field (did you mean 'drawn_from'?); allowed fields are seed, drawn_from, keys"]),
+        ("        keys: [acc-collab2024, cure2025, guardian2025, recursivemas2026, ssp2025]\n", "", "- seed: 20261202", ["9: rounds[2].audit_draws[1].keys: keys is required"]),
+        # a duplicate key, in one draw or across draws (the rules)
+        ("[acc-collab2024, cure2025,", "[acc-collab2024, acc-collab2024, cure2025,", "[acc-collab2024", ["32: rounds[2].audit_draws[1].keys[1]: 'acc-collab2024' is drawn twice (first at rounds[2].audit_draws[1].keys[0]); a paper gets one second reading"]),
+        ("[acc-collab2024, cure2025,", "[acc-collab2024, aitm2025, cure2025,", "[acc-collab2024", ["32: rounds[2].audit_draws[1].keys[1]: 'aitm2025' is drawn twice (first at rounds[2].audit_draws[0].keys[2]); a paper gets one second reading"]),
+        # an unsorted list
+        ("[acc-collab2024, cure2025,", "[cure2025, acc-collab2024,", "[cure2025", ["26: rounds[2].audit_draws[1].keys[1]: keys must be sorted: 'acc-collab2024' is listed after 'cure2025'"]),
+        # both, each at its key
+        ("[acc-collab2024, cure2025,", "[cure2025, acc-collab2024, aitm2025,", "[cure2025", [
+            "26: rounds[2].audit_draws[1].keys[1]: keys must be sorted: 'acc-collab2024' is listed after 'cure2025'",
+            "42: rounds[2].audit_draws[1].keys[2]: 'aitm2025' is drawn twice (first at rounds[2].audit_draws[0].keys[2]); a paper gets one second reading",
+        ]),
+    ],
+)  # fmt: skip
+def test_every_audit_draw_mistake_is_named_with_its_line(old: str, new: str, needle: str, expected: list[str]) -> None:
+    # Arrange: the repository's protocol with one mistake among its audit draws
+    assert PROTOCOL_TEXT.index(old) > DRAWS
+    text = PROTOCOL_TEXT.replace(old, new, 1)
+    line = _draw_line(text, needle)
+    # Act, Assert: the full list of problems, each at the line and column of its value
+    assert _problems(text) == [f"protocol.yaml:{line}:{rest}" for rest in expected]
+
+
+def test_the_same_key_in_two_rounds_draws_is_drawn_twice() -> None:
+    # Arrange: round 2 lists a draw of a paper the backfill round drew too
+    draw = '    audit_draws:\n      - seed: 7\n        drawn_from: "Round 2\'s papers."\n        keys: [dac2026]\n'
+    text = PROTOCOL_TEXT.replace(
+        "    origin: discovery\n  - id: backfill\n", f"    origin: discovery\n{draw}  - id: backfill\n"
+    )
+    line = _draw_line(text, "dac2026, g-safeguard2025")
+    # Act, Assert: the later listing is the one named
+    assert _problems(text) == [
+        f"protocol.yaml:{line}:33: rounds[2].audit_draws[2].keys[1]: 'dac2026' is drawn twice "
+        "(first at rounds[1].audit_draws[0].keys[0]); a paper gets one second reading"
+    ]
+    from masrl.living._protocol import build
+
+    assert build(load_text(text).data).round("round-2").audit_draws[0].keys == ("dac2026",)
+
+
+def test_a_key_drawn_must_name_a_paper_and_its_second_reading(repo_copy: Path, run_cli: Any) -> None:
+    # Arrange: the second reading of dice2026 (fourth draw) is gone, and the first draw names a
+    # paper that does not exist (still in sorted order)
+    (repo_copy / "audits" / "dice2026.yaml").unlink()
+    path = repo_copy / "protocol.yaml"
+    text = path.read_text("utf-8").replace("[agentmonitor2024, agentsnet2025,", "[agentmonitor2024, agentsnet2099,")
+    path.write_text(text, "utf-8")
+    missing, dice = _draw_line(text, "agentsnet2099"), _draw_line(text, "dice2026")
+    before = (repo_copy / "site" / "docs" / "statistics.md").read_text("utf-8")
+    # Act
+    result = run_cli("validate")
+    # Assert: the full list, and building writes nothing
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"protocol.yaml:{missing}:34: rounds[2].audit_draws[0].keys[1]: 'agentsnet2099' names no record in papers/",
+        f"protocol.yaml:{dice}:46: rounds[2].audit_draws[3].keys[2]: 'dice2026' was drawn for a second reading "
+        "but audits/dice2026.yaml is missing",
+    ]
+    assert run_cli("build").exit_code == 1
+    assert (repo_copy / "site" / "docs" / "statistics.md").read_text("utf-8") == before

@@ -571,6 +571,33 @@ def test_heat_map_cells_are_checked_for_contrast(visit: Visit) -> None:
     assert page.locator(".masrl-heat td.zero").count() > 0
 
 
+def test_the_statistics_page_lists_the_draws_of_the_second_reading(visit: Visit) -> None:
+    # Arrange: the draws protocol.yaml lists, round by round
+    from masrl.living._protocol import load_protocol
+
+    protocol = load_protocol(REPO, CORPUS.taxonomy)
+    draws = [(r, d) for r in protocol.rounds for d in r.audit_draws]
+    assert draws
+    # Act
+    page = visit.go("/statistics/")
+    section = page.locator("h3#how-the-audited-entries-were-drawn")
+    table = section.locator("xpath=following::table[1]")
+    rows = table.locator("tbody tr").evaluate_all(
+        "rs => rs.map(r => Array.from(r.cells).map(c => c.textContent.trim()))"
+    )
+    links = table.locator("tbody tr").evaluate_all(
+        "rs => rs.map(r => Array.from(r.cells[4].querySelectorAll('a')).map(a => [a.textContent, a.href]))"
+    )
+    # Assert: a row per draw with its round, seed, size and pool, each key a link to its paper
+    drawn = sum(len(d.keys) for _, d in draws)
+    intro = section.locator("xpath=following-sibling::p[1]").text_content()
+    assert intro.startswith(f"{drawn} of the {len(CORPUS.audits)} re-coded entries were drawn at random")
+    assert [row[:4] for row in rows] == [
+        [f"{r.label} ({r.id})", str(d.seed), str(len(d.keys)), d.drawn_from] for r, d in draws
+    ]
+    assert links == [[[key, f"{visit.base}/papers/{key}/"] for key in d.keys] for _, d in draws]
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_figures_are_drawn_for_the_reader_s_theme(browser: Any, repo_site: Path, scheme: str) -> None:
     with serve(repo_site) as base:

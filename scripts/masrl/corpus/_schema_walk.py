@@ -70,7 +70,8 @@ def _walk(
         return
     json_type = schema.get("type")
     if json_type is not None and not _has_type(value, json_type):
-        yield path, f"{name} must be {_JSON_TYPES[json_type]}, not {kind_of(value)}"
+        number = isinstance(value, float) and json_type == "integer"  # 2026.5 where a whole number belongs
+        yield path, f"{name} must be {_JSON_TYPES[json_type]}, not " + (f"{value!r}" if number else kind_of(value))
         return
     if json_type == "object":
         props = schema.get("properties", {})

@@ -6,9 +6,10 @@ boundary rules that settle recurring edge cases (each with its precedents), the 
 and the search rounds. :func:`protocol_schema` is its JSON Schema (generated from the taxonomy,
 since stages and reason codes are taxonomy ids); :func:`check_protocol` yields the schema's
 problems and the rules a schema cannot say (unique ids, a window that ends after it starts,
-rounds of one origin that do not overlap, a boundary case that names the rule it decides under).
-:func:`corpus_problems` checks what the protocol and the records say of each other: precedents
-that name records, and the ``round`` and ``rule`` a record names. :func:`round_of` and
+rounds of one origin that do not overlap, a boundary case that names the rule it decides under,
+the keys of a round's audit draws sorted and each drawn once). :func:`corpus_problems` checks what
+the protocol and the records say of each other: precedents that name records, drawn keys that name
+a paper and its audit, and the ``round`` and ``rule`` a record names. :func:`round_of` and
 :func:`round_counts` say which round owns a record and what each round found.
 """
 
@@ -23,8 +24,14 @@ from typing import Any
 from masrl.base._problems import Problem, Severity, did_you_mean, one_of
 from masrl.corpus import _vocab as v
 from masrl.corpus._load import display_path
-from masrl.corpus._records import Corpus, Exclusion, Handle, Loaded, Paper
-from masrl.corpus._schema import DATE_PATTERN, PROTOCOL_ID_PATTERN, SINGLE_LINE_PATTERN, URL_PATTERN
+from masrl.corpus._records import AUDITS_DIR, PAPERS_DIR, Corpus, Exclusion, Handle, Loaded, Paper
+from masrl.corpus._schema import (
+    DATE_PATTERN,
+    KEY_PATTERN,
+    PROTOCOL_ID_PATTERN,
+    SINGLE_LINE_PATTERN,
+    URL_PATTERN,
+)
 from masrl.corpus._schema_walk import dotted as _dotted
 from masrl.corpus._schema_walk import schema_problems
 from masrl.corpus._vocab import Taxonomy
@@ -122,6 +129,16 @@ class RoundSource:
 
 
 @dataclass(frozen=True)
+class AuditDraw:
+    """One random draw of papers for the blind second reading: ``random.Random(seed).sample``
+    over the pool *drawn_from* describes, its keys sorted."""
+
+    seed: int
+    drawn_from: str
+    keys: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Round:
     id: str
     label: str
@@ -132,6 +149,7 @@ class Round:
     reported: dict[str, int] | None
     membership: str = "window"
     sources: tuple[RoundSource, ...] = ()
+    audit_draws: tuple[AuditDraw, ...] = ()  # the draws of the round's blind second reading
 
     def contains(self, day: str) -> bool:
         return self.start <= day <= self.end
@@ -317,6 +335,25 @@ def protocol_schema(taxonomy: Taxonomy) -> dict[str, Any]:
         ["source", "name", "date"],
     )
     count = {"type": "integer", "minimum": 0}
+    audit_draw = _object(
+        {
+            "seed": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The seed of random.Random(seed).sample, a whole number.",
+            },
+            "drawn_from": _text("The pool drawn from, one sentence: which papers, how many, how many drawn."),
+            "keys": _list(
+                {
+                    "type": "string",
+                    "pattern": KEY_PATTERN,
+                    "description": "A paper key; audits/<key>.yaml holds its reading.",
+                },
+                "The keys drawn, sorted; each paper is drawn once.",
+            ),
+        },
+        ["seed", "drawn_from", "keys"],
+    )
     round_ = _object(
         {
             "id": ident,
@@ -338,6 +375,9 @@ def protocol_schema(taxonomy: Taxonomy) -> dict[str, Any]:
                 "enum": list(MEMBERSHIPS),
             },
             "sources": _list(round_source, "What the round searched, each named and dated."),
+            "audit_draws": _list(
+                audit_draw, "The random draws of papers for the blind second reading (`masrl audit --draw`)."
+            ),
         },
         ["id", "label", "start", "end", "cutoff", "origin"],
     )
@@ -381,6 +421,7 @@ _PATTERN_HINTS = {
     BOUNDARY_ID_PATTERN: "B and a number, e.g. 'B3'",
     PRECEDENT_PATTERN: "a paper key or an exclusion id such as 'E032'",
     URL_PATTERN: "an http(s) URL with no spaces",
+    KEY_PATTERN: "a paper key such as 'at-grpo2025'",
 }
 
 
@@ -436,6 +477,7 @@ def _rule_problems(data: dict[str, Any], doc: Document, shown: str) -> Iterator[
         yield at(("rounds", i, "origin"), "only one round can own the survey's records (origin survey)")
     yield from _round_source_problems(data, at)
     yield from _boundary_problems(data, at)
+    yield from _audit_draw_problems(data, at)
 
 
 def _round_source_problems(data: dict[str, Any], at: Callable[[Path_, str], Problem]) -> Iterator[Problem]:
@@ -497,6 +539,26 @@ def _boundary_problems(data: dict[str, Any], at: Callable[[Path_, str], Problem]
                     yield at((*where, "decision"), "an exclude case lists the reason codes it records (reasons: [...])")
                 if "inclusion" in case:
                     yield at((*where, "inclusion"), "an exclude case holds under no inclusion rule; give its reasons")
+
+
+def _audit_draw_problems(data: dict[str, Any], at: Callable[[Path_, str], Problem]) -> Iterator[Problem]:
+    """A draw lists its keys sorted, as `masrl audit --draw` prints them, and no paper is drawn
+    twice, in one draw or across the draws of every round."""
+    first: dict[str, Path_] = {}
+    for i, item in enumerate(data["rounds"]):
+        for j, draw in enumerate(item.get("audit_draws", ())):
+            keys = draw["keys"]
+            for k, key in enumerate(keys):
+                where: Path_ = ("rounds", i, "audit_draws", j, "keys", k)
+                if k and key < keys[k - 1]:
+                    yield at(where, f"keys must be sorted: {key!r} is listed after {keys[k - 1]!r}")
+                if key in first:
+                    yield at(
+                        where,
+                        f"{key!r} is drawn twice (first at {_dotted(first[key])}); a paper gets one second reading",
+                    )
+                else:
+                    first[key] = where
 
 
 def check_protocol(doc: Document, shown: str, taxonomy: Taxonomy) -> list[Problem]:
@@ -577,6 +639,7 @@ def build(data: dict[str, Any], doc: Document | None = None) -> Protocol:
                 dict(r["reported"]) if "reported" in r else None,
                 r.get("membership", "window"),
                 tuple(_round_source(x) for x in r.get("sources", ())),
+                tuple(AuditDraw(int(d["seed"]), d["drawn_from"], tuple(d["keys"])) for d in r.get("audit_draws", ())),
             )
             for r in data["rounds"]
         ),
@@ -646,6 +709,7 @@ def corpus_problems(protocol: Protocol, shown: str, corpus: Corpus, handles: lis
     * every precedent of a boundary rule names a record (an error at its line in *shown*, the
       protocol file); one decided the other way than its case is a warning: re-decide the
       record or move the precedent;
+    * every key of a round's audit draws names a paper and that paper's audit record;
     * a record's ``round`` is a round of the protocol that can own it (same origin);
     * a record's ``rule`` exists and decides the way the record went: a paper cites a boundary
       rule with an include case or an inclusion rule, an exclusion one with an exclude case or an
@@ -677,6 +741,7 @@ def corpus_problems(protocol: Protocol, shown: str, corpus: Corpus, handles: lis
                         "re-decide the record or move the precedent",
                         Severity.WARNING,
                     )
+    yield from _drawn_key_problems(protocol, shown, handles)
     docs = {h.shown: h.doc for h in handles}
     rounds = {r.id: r for r in protocol.rounds}
     refs = {d: protocol.rule_refs(d) for d in DECISIONS}
@@ -714,6 +779,26 @@ def corpus_problems(protocol: Protocol, shown: str, corpus: Corpus, handles: lis
                     else did_you_mean(record.rule, list(allowed))
                 )
                 yield at("rule", f"rule must be one of {one_of(allowed)} for {kind} record, not {record.rule!r}{hint}")
+
+
+def _drawn_key_problems(protocol: Protocol, shown: str, handles: list[Handle]) -> Iterator[Problem]:
+    """Each key drawn for a second reading names a paper, and the paper has its audit record."""
+    papers = {h.name for h in handles if h.kind == "paper" and h.name}
+    audits = {h.name for h in handles if h.kind == "audit" and h.name}
+    doc = protocol.doc
+    for i, round_ in enumerate(protocol.rounds):
+        for j, draw in enumerate(round_.audit_draws):
+            for k, key in enumerate(draw.keys):
+                path: Path_ = ("rounds", i, "audit_draws", j, "keys", k)
+                mark = doc.mark(path) if doc else None
+                line, column = (mark.line, mark.column) if mark else (1, 1)
+                if key not in papers:
+                    message = f"{key!r} names no record in {PAPERS_DIR}/"
+                elif key not in audits:
+                    message = f"{key!r} was drawn for a second reading but {AUDITS_DIR}/{key}.yaml is missing"
+                else:
+                    continue
+                yield Problem(shown, line, column, _dotted(path), message)
 
 
 def check_with_records(root: Path, loaded: Loaded) -> tuple[Protocol | None, list[Problem]]:

@@ -170,7 +170,7 @@ def render_site(
     """Every generated page, keyed by path relative to the repository root.
 
     *protocol* is the search protocol (:mod:`masrl.living._protocol`); the screening page renders
-    it when there is one.
+    it when there is one, and the statistics page lists the draws of the audited entries.
 
     *traces* is the context of the traces page (:func:`trace_pages`); without it the page is left out.
     *bib* maps keys to their BibTeX entries (from the corpus export, so entries are written once).
@@ -275,7 +275,12 @@ def render_site(
                 members=members,
                 reward_types=[r for r in tax[v.REWARD_TYPE].values if r.family == value.id],
             )
-    page("statistics.md", "statistics.md.j2", crosstabs=_crosstab_views(stats, labels))
+    page(
+        "statistics.md",
+        "statistics.md.j2",
+        crosstabs=_crosstab_views(stats, labels),
+        draws=[(r, d) for r in protocol.rounds for d in r.audit_draws] if protocol else [],
+    )
     page("claims.md", "claims.md.j2", stress=stress_display(analysis.views, analysis.stress))
     page(
         "screening.md",
