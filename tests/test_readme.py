@@ -22,7 +22,7 @@ def block(marker: str) -> str:
 def test_the_two_commands_install_then_run() -> None:
     main, tests = block("main-command"), block("test-command")
     assert main == "python3 -m venv .venv && . .venv/bin/activate && pip install -e . && masrl build"
-    assert tests == "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && pytest"
+    assert tests == "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && pytest -n auto"
 
 
 def test_ci_runs_the_readme_test_command() -> None:
