@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,7 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from masrl.publish._browser import chromium_executable, launch_args, serve
+from masrl.publish._browser import chromium_executable, launch_args, serve, serving
 
 __all__ = [
     "CHROMIUM_ARGS",
@@ -138,13 +137,6 @@ def serve_like_pages(site: Path, prefix: str, scratch: Path) -> Iterator[str]:
     root = scratch / "served"
     if not (root / prefix.strip("/")).exists():
         shutil.copytree(site, root / prefix.strip("/"))
-    handler = functools.partial(_PagesHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.prefix = prefix  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(functools.partial(_PagesHandler, directory=str(root))) as server:
+        server.prefix = prefix  # type: ignore[attr-defined]
         yield f"http://127.0.0.1:{server.server_address[1]}{prefix.rstrip('/')}"
-    finally:
-        server.shutdown()
-        server.server_close()

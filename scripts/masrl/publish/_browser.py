@@ -11,7 +11,7 @@ import functools
 import http.server
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -45,14 +45,21 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextmanager
-def serve(folder: Path) -> Iterator[str]:
-    """Serve *folder* on a free loopback port for the duration of the block; yields the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
+def serving(handler: Callable[..., http.server.BaseHTTPRequestHandler]) -> Iterator[http.server.ThreadingHTTPServer]:
+    """An HTTP server on a free loopback port answering with *handler*, running in a thread for
+    the duration of the block."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield server
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def serve(folder: Path) -> Iterator[str]:
+    """Serve *folder* on a free loopback port for the duration of the block; yields the base URL."""
+    with serving(functools.partial(_QuietHandler, directory=str(folder))) as server:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
