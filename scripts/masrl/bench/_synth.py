@@ -118,6 +118,22 @@ def synthetic_exclusion(i: int, rng: random.Random, taxonomy: Taxonomy) -> dict[
     }
 
 
+def copy_corpus(root: Path, into: Path) -> None:
+    """A private copy of the real corpus (its records and what builds them), so a benchmark never
+    touches the working tree; *into* is emptied first."""
+    from masrl.publish._state import INPUT_DIRS, INPUT_FILES
+
+    if into.exists():
+        shutil.rmtree(into)
+    into.mkdir(parents=True)
+    for name in INPUT_FILES:
+        if (root / name).is_file():
+            shutil.copy(root / name, into / name)
+    for folder in INPUT_DIRS:
+        if (root / folder).is_dir():
+            shutil.copytree(root / folder, into / folder, ignore=shutil.ignore_patterns("build"))
+
+
 def write_synthetic_corpus(source_root: Path, out: Path, papers: int, exclusions: int, seed: int = 7) -> None:
     """Fill *out* with taxonomy.yaml, claims.yaml and README.md (if any) and generated records."""
     taxonomy = load_taxonomy(source_root)
@@ -211,19 +227,10 @@ def write_grown_corpus(source_root: Path, out: Path, entries: int, seed: int = 7
     (which would flatter a compressed page). Every record validates.
     """
     from masrl.corpus._yaml import load_path
-    from masrl.publish._state import INPUT_DIRS, INPUT_FILES
 
     taxonomy = load_taxonomy(source_root)
     rng = random.Random(seed)
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
-    for name in INPUT_FILES:
-        if (source_root / name).is_file():
-            shutil.copy(source_root / name, out / name)
-    for folder in INPUT_DIRS:
-        if (source_root / folder).is_dir():
-            shutil.copytree(source_root / folder, out / folder, ignore=shutil.ignore_patterns("build"))
+    copy_corpus(source_root, out)
     papers = [load_path(p).data for p in sorted((source_root / "papers").glob("*.yaml"))]
     exclusions = [load_path(p).data for p in sorted((source_root / "exclusions").glob("*.yaml"))]
     families = sorted({a.split(", ", 1)[0] for p in papers for a in p["authors"]})

@@ -17,26 +17,12 @@ from functools import cache, partial
 from pathlib import Path
 
 from masrl.bench._measure import Target, masrl_argv
+from masrl.bench._synth import copy_corpus
 
 
 def _in_child(code: str) -> None:
     """Run Python *code* in a child process (see the module docstring for why)."""
     subprocess.run([sys.executable, "-c", code], check=True)
-
-
-def _copy_corpus(root: Path, into: Path) -> None:
-    """A private copy of the real corpus, so build targets never touch the working tree."""
-    if into.exists():
-        shutil.rmtree(into)
-    into.mkdir(parents=True)
-    from masrl.publish._state import INPUT_DIRS, INPUT_FILES
-
-    for name in INPUT_FILES:
-        if (root / name).is_file():
-            shutil.copy(root / name, into / name)
-    for folder in INPUT_DIRS:
-        if (root / folder).is_dir():
-            shutil.copytree(root / folder, into / folder, ignore=shutil.ignore_patterns("build"))
 
 
 def _reset_outputs(corpus: Path, readme: Path) -> Callable[[], None]:
@@ -282,7 +268,7 @@ class Inputs:
         self.grown_dir = work / f"grown-{GROWN_ENTRIES}"
         # a private copy of the corpus, a generated corpus of `size` papers, and the corpus grown
         # to GROWN_ENTRIES entries by records that read like its own
-        self.real: Callable[[], None] = cache(partial(_copy_corpus, root, self.real_dir))
+        self.real: Callable[[], None] = cache(partial(copy_corpus, root, self.real_dir))
         self.synthetic: Callable[[], None] = cache(partial(_synthetic_corpus, root, self.synthetic_dir, size))
         self.grown: Callable[[], None] = cache(partial(_grown_corpus, root, self.grown_dir))
 
