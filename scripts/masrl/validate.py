@@ -35,7 +35,15 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
             wanted.add(file.resolve())
     loaded = load_corpus(root, extra, write_cache=True)
     problems, files = loaded.problems, loaded.files
-    problems = sorted([*problems, *check_with_records(root, loaded)[1]])
+    protocol_, crossed = check_with_records(root, loaded)
+    problems = [*problems, *crossed]
+    if protocol_ is not None and protocol_.arms:
+        from masrl.living._arms import FOUND_BY_FILE, check_found_by
+
+        problems.extend(check_found_by(root, protocol_, loaded.corpus))
+        if (root / FOUND_BY_FILE).is_file():
+            files += 1
+    problems = sorted(problems)
     protocol = root / PROTOCOL_FILE
     if protocol.is_file() and (not paths or protocol.resolve() in {p.resolve() for p in paths}):
         # protocol.yaml's own problems count when the whole corpus is checked, or when it is named.

@@ -329,6 +329,18 @@ def stats_schema(tax: Taxonomy) -> dict[str, Any]:
                         "type": "object",
                         "additionalProperties": {"type": "object", "properties": flow, "required": list(flow)},
                     },
+                    "arms": {
+                        "description": "Per round run by the search arms of protocol.yaml: `flow` (candidates each arm "
+                        "identified, their overlap, what became of them), `estimate` (the capture-recapture estimate of "
+                        "the in-scope papers that exist, the corpus's and each source's recall with 95% intervals, or "
+                        "`error`), `stopping` (each criterion of the stopping rule and whether it holds) and `searches` "
+                        "(each query's hits); absent without arms in protocol.yaml.",
+                        "type": "object",
+                        "additionalProperties": {
+                            "type": "object",
+                            "required": ["label", "flow", "estimate", "stopping", "searches"],
+                        },
+                    },
                 },
                 "required": ["identified", "excluded", "retained", "by_stage", "by_reason", "first_reason"],
             },

@@ -18,7 +18,13 @@ from typing import Any
 from masrl.base._problems import Problem, did_you_mean
 from masrl.corpus._yaml import Document
 
-_JSON_TYPES = {"object": "a mapping", "array": "a list", "string": "text", "integer": "a whole number"}
+_JSON_TYPES = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "text",
+    "integer": "a whole number",
+    "number": "a number",
+}
 
 
 def dotted(path: tuple[str | int, ...]) -> str:
@@ -54,6 +60,8 @@ def _has_type(value: Any, json_type: str) -> bool:
             return not isinstance(value, bool) and (
                 isinstance(value, int) or (isinstance(value, float) and value.is_integer())
             )
+        case "number":
+            return not isinstance(value, bool) and isinstance(value, int | float)
     raise ValueError(f"the schema uses type {json_type!r}, which this check does not know")
 
 
@@ -75,15 +83,23 @@ def _walk(
         return
     if json_type == "object":
         props = schema.get("properties", {})
+        if len(value) < schema.get("minProperties", 0):
+            yield path, f"{name} must not be empty"
         for field in schema.get("required", ()):
             if field not in value:
                 yield (*path, field), f"{field} is required"
+        names = schema.get("propertyNames")
+        extra = schema.get("additionalProperties")
         for key, item in value.items():
+            if names is not None:
+                yield from _walk({**names, "type": "string"}, key, (*path, key), hints)
             if key in props:
                 yield from _walk(props[key], item, (*path, key), hints)
-            elif schema.get("additionalProperties") is False:
+            elif extra is False:
                 fields = list(props)
                 yield (*path, key), f"unknown field{did_you_mean(key, fields)}; allowed fields are {', '.join(fields)}"
+            elif isinstance(extra, dict):
+                yield from _walk(extra, item, (*path, key), hints)
     elif json_type == "array":
         if len(value) < schema.get("minItems", 0):
             yield path, f"{name} must list at least one item"
@@ -97,8 +113,13 @@ def _walk(
         elif "pattern" in schema and not re.search(schema["pattern"], value):
             wanted = hints.get(schema["pattern"], "one line of text without surrounding spaces")
             yield path, f"{name} must be {wanted}, not {value!r}"
-    elif json_type == "integer" and "minimum" in schema and value < schema["minimum"]:
-        yield path, f"{name} must be at least {schema['minimum']}, not {value}"
+    elif json_type in ("integer", "number"):
+        if "minimum" in schema and value < schema["minimum"]:
+            yield path, f"{name} must be at least {schema['minimum']}, not {value}"
+        elif "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
+            yield path, f"{name} must be more than {schema['exclusiveMinimum']}, not {value}"
+        elif "maximum" in schema and value > schema["maximum"]:
+            yield path, f"{name} must be at most {schema['maximum']}, not {value}"
 
 
 def kind_of(value: Any) -> str:

@@ -51,6 +51,10 @@ DECISIONS = ("include", "exclude")  # what a boundary case decides
 # How a round owns records: those of its origin added inside its window (survey: all of them),
 # or only the records that name it with `round:`. A round of named records may overlap others.
 MEMBERSHIPS = ("window", "named")
+# Where an arm's records enter a PRISMA 2020 flow: identification via databases and registers, or
+# via other methods (websites, organisations, citation searching).
+PRISMA_ROUTES = ("databases", "other")
+MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])(?!\n)$"
 
 
 class ProtocolError(Exception):
@@ -129,6 +133,53 @@ class RoundSource:
 
 
 @dataclass(frozen=True)
+class Arm:
+    """One independent way of finding candidates (search, citations, lists): every candidate
+    records each arm that found it in ``screening/found_by.csv``, and the overlap between arms gives
+    the capture-recapture estimate of what is still missing."""
+
+    id: str
+    label: str
+    prisma: str  # one of PRISMA_ROUTES
+    sources: tuple[str, ...]  # the protocol sources the arm reads
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Stopping:
+    """When a round run by arms may close: the estimated recall's lower bound reaches
+    *recall_lower_bound*, and the last *window* candidates screened in ranked order held at most
+    *max_includes* includes."""
+
+    recall_lower_bound: float
+    window: int
+    max_includes: int
+
+
+@dataclass(frozen=True)
+class Population:
+    """The retained papers a round's estimate counts: of these categories, first out in the year of
+    *since* or later (a record keeps the year of first appearance, not the day)."""
+
+    categories: tuple[str, ...]
+    since: str
+
+
+@dataclass(frozen=True)
+class Search:
+    """One query of the search arm run over a listing, month by month: the hits of each month."""
+
+    query_family: str
+    date: str
+    listing: str  # the listing searched, as the round's sources name it
+    hits: tuple[tuple[str, int], ...]  # (YYYY-MM, hits) in month order
+
+    @property
+    def total(self) -> int:
+        return sum(n for _, n in self.hits)
+
+
+@dataclass(frozen=True)
 class AuditDraw:
     """One random draw of papers for the blind second reading: ``random.Random(seed).sample``
     over the pool *drawn_from* describes, its keys sorted."""
@@ -150,6 +201,13 @@ class Round:
     membership: str = "window"
     sources: tuple[RoundSource, ...] = ()
     audit_draws: tuple[AuditDraw, ...] = ()  # the draws of the round's blind second reading
+    population: Population | None = None  # set for a round run by arms: what its estimate counts
+    searches: tuple[Search, ...] = ()  # the search arm's queries, month by month
+
+    @property
+    def by_arms(self) -> bool:
+        """Whether the round was run by the protocol's arms (its estimate and stopping rule apply)."""
+        return self.population is not None
 
     def contains(self, day: str) -> bool:
         return self.start <= day <= self.end
@@ -170,7 +228,15 @@ class Protocol:
     stages: tuple[str, ...]
     rounds: tuple[Round, ...]
     boundary_rules: tuple[BoundaryRule, ...] = ()
+    arms: tuple[Arm, ...] = ()
+    stopping: Stopping | None = None
     doc: Document | None = field(default=None, compare=False, repr=False)  # where each value stands
+
+    def arm(self, arm_id: str) -> Arm:
+        for a in self.arms:
+            if a.id == arm_id:
+                return a
+        raise KeyError(arm_id)
 
     def family(self, family_id: str) -> QueryFamily:
         for f in self.query_families:
@@ -354,6 +420,30 @@ def protocol_schema(taxonomy: Taxonomy) -> dict[str, Any]:
         },
         ["seed", "drawn_from", "keys"],
     )
+    month = {"type": "string", "pattern": MONTH_PATTERN, "description": "A month, YYYY-MM."}
+    search = _object(
+        {
+            "query_family": {**ident, "description": "The query family run (its arxiv_query)."},
+            "date": _date("The day the query was run, YYYY-MM-DD."),
+            "listing": _text("The listing searched: the name of one of the round's sources."),
+            "hits": {
+                "description": "Hits per month of first appearance (YYYY-MM), every month searched, zeros kept.",
+                "type": "object",
+                "propertyNames": month,
+                "additionalProperties": count,
+                "minProperties": 1,
+            },
+        },
+        ["query_family", "date", "listing", "hits"],
+    )
+    population = _object(
+        {
+            "categories": _list(_ids(taxonomy, v.CATEGORY), "The categories of retained papers counted.", unique=True),
+            "since": _date("Papers first out on or after this day are counted."),
+        },
+        ["categories", "since"],
+        "The retained papers the round's capture-recapture estimate counts.",
+    )
     round_ = _object(
         {
             "id": ident,
@@ -378,8 +468,45 @@ def protocol_schema(taxonomy: Taxonomy) -> dict[str, Any]:
             "audit_draws": _list(
                 audit_draw, "The random draws of papers for the blind second reading (`masrl audit --draw`)."
             ),
+            "population": population,
+            "searches": _list(search, "The search arm's queries, each run month by month over a listing."),
         },
         ["id", "label", "start", "end", "cutoff", "origin"],
+    )
+    arm = _object(
+        {
+            "id": ident,
+            "label": _text("The arm's name."),
+            "prisma": {
+                "description": "Where its records enter a PRISMA 2020 flow: databases (and registers), or other methods.",
+                "enum": list(PRISMA_ROUTES),
+            },
+            "sources": _list({**ident, "description": "A protocol source."}, "The sources the arm reads.", unique=True),
+            "description": _text("How the arm searches, one sentence."),
+        },
+        ["id", "label", "prisma", "sources"],
+    )
+    stopping = _object(
+        {
+            "recall_lower_bound": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 1,
+                "description": "The estimated recall's 95% lower bound a round must reach to close.",
+            },
+            "window": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "How many of the last candidates screened in ranked order are looked at.",
+            },
+            "max_includes": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "At most this many of them may have been included.",
+            },
+        },
+        ["recall_lower_bound", "window", "max_includes"],
+        "When a round run by the arms may close: both criteria must hold.",
     )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -397,6 +524,8 @@ def protocol_schema(taxonomy: Taxonomy) -> dict[str, Any]:
                     boundary, "Written decisions for recurring edge cases, each with its precedents."
                 ),
                 "stages": _list(_ids(taxonomy, v.SCREENING_STAGE), "The screening stages, in order.", unique=True),
+                "arms": _list(arm, "The independent search arms; each candidate records every arm that found it."),
+                "stopping": stopping,
                 "rounds": _list(round_, "The search rounds, oldest first."),
             },
             ["version", "sources", "query_families", "inclusion", "exclusion", "stages", "rounds"],
@@ -418,6 +547,7 @@ def _schema_problems(doc: Document, schema: dict[str, Any], shown: str) -> Itera
 _PATTERN_HINTS = {
     DATE_PATTERN: "a date written YYYY-MM-DD",
     ID_PATTERN: "a lower-case id (letters, digits, _ or -)",
+    MONTH_PATTERN: "a month written YYYY-MM",
     BOUNDARY_ID_PATTERN: "B and a number, e.g. 'B3'",
     PRECEDENT_PATTERN: "a paper key or an exclusion id such as 'E032'",
     URL_PATTERN: "an http(s) URL with no spaces",
@@ -432,7 +562,7 @@ def _rule_problems(data: dict[str, Any], doc: Document, shown: str) -> Iterator[
         mark = doc.mark(path)
         return Problem(shown, mark.line, mark.column, _dotted(path), message)
 
-    for section in ("sources", "query_families", "inclusion", "exclusion", "boundary_rules", "rounds"):
+    for section in ("sources", "query_families", "inclusion", "exclusion", "boundary_rules", "arms", "rounds"):
         seen: dict[Any, int] = {}
         for i, item in enumerate(data.get(section, ())):
             if item["id"] in seen:
@@ -476,6 +606,7 @@ def _rule_problems(data: dict[str, Any], doc: Document, shown: str) -> Iterator[
     for i in survey[1:]:
         yield at(("rounds", i, "origin"), "only one round can own the survey's records (origin survey)")
     yield from _round_source_problems(data, at)
+    yield from _arm_problems(data, at)
     yield from _boundary_problems(data, at)
     yield from _audit_draw_problems(data, at)
 
@@ -511,6 +642,53 @@ def _round_source_problems(data: dict[str, Any], at: Callable[[Path_, str], Prob
                         yield at((*where, name), f"{name} must be a real date, not {src[name]!r}")
             if "start" in days and "end" in days and days["end"] < days["start"]:
                 yield at((*where, "end"), f"end {src['end']} must not be before start {src['start']}")
+
+
+def _arm_problems(data: dict[str, Any], at: Callable[[Path_, str], Problem]) -> Iterator[Problem]:
+    """Arms read protocol sources; a round run by arms needs arms and a stopping rule; its
+    searches run query families over one of its sources, in months inside its window."""
+    sources = list(dict.fromkeys(s["id"] for s in data["sources"]))
+    families = list(dict.fromkeys(f["id"] for f in data["query_families"]))
+    for i, arm in enumerate(data.get("arms", ())):
+        for j, source in enumerate(arm["sources"]):
+            if source not in sources:
+                yield at(
+                    ("arms", i, "sources", j),
+                    f"source must be one of the protocol's sources ({', '.join(sources)}), not {source!r}"
+                    + did_you_mean(source, sources),
+                )
+    for i, item in enumerate(data["rounds"]):
+        if "population" in item:
+            if not data.get("arms"):
+                yield at(("rounds", i, "population"), "a round run by arms needs the protocol's arms (arms: [...])")
+            if "stopping" not in data:
+                yield at(
+                    ("rounds", i, "population"), "a round run by arms needs the protocol's stopping rule (stopping:)"
+                )
+        if item.get("searches") and "population" not in item:
+            yield at(("rounds", i, "searches"), "only a round run by arms records searches; give its population")
+        names = [s["name"] for s in item.get("sources", ())]
+        first, last = item["start"][:7], item["end"][:7]
+        for j, search in enumerate(item.get("searches", ())):
+            where: Path_ = ("rounds", i, "searches", j)
+            if search["query_family"] not in families:
+                yield at(
+                    (*where, "query_family"),
+                    f"query_family must be one of {', '.join(families)}, not {search['query_family']!r}"
+                    + did_you_mean(search["query_family"], families),
+                )
+            if search["listing"] not in names:
+                yield at(
+                    (*where, "listing"),
+                    f"listing must name one of the round's sources, not {search['listing']!r}"
+                    + did_you_mean(search["listing"], names),
+                )
+            months = list(search["hits"])
+            for k, m in enumerate(months):
+                if not first <= m <= last:
+                    yield at((*where, "hits", m), f"month {m} lies outside the round's window ({first} to {last})")
+                elif k and m <= months[k - 1]:
+                    yield at((*where, "hits", m), f"months must be in order: {m} is listed after {months[k - 1]}")
 
 
 def _boundary_problems(data: dict[str, Any], at: Callable[[Path_, str], Problem]) -> Iterator[Problem]:
@@ -617,6 +795,10 @@ def _round_source(data: dict[str, Any]) -> RoundSource:
     )
 
 
+def _population(data: dict[str, Any] | None) -> Population | None:
+    return None if data is None else Population(tuple(data["categories"]), data["since"])
+
+
 def build(data: dict[str, Any], doc: Document | None = None) -> Protocol:
     """A :class:`Protocol` from data that passed :func:`check_protocol` (*doc*: where it stands)."""
     return Protocol(
@@ -640,8 +822,22 @@ def build(data: dict[str, Any], doc: Document | None = None) -> Protocol:
                 r.get("membership", "window"),
                 tuple(_round_source(x) for x in r.get("sources", ())),
                 tuple(AuditDraw(int(d["seed"]), d["drawn_from"], tuple(d["keys"])) for d in r.get("audit_draws", ())),
+                _population(r.get("population")),
+                tuple(
+                    Search(x["query_family"], x["date"], x["listing"], tuple((m, int(n)) for m, n in x["hits"].items()))
+                    for x in r.get("searches", ())
+                ),
             )
             for r in data["rounds"]
+        ),
+        arms=tuple(
+            Arm(a["id"], a["label"], a["prisma"], tuple(a["sources"]), a.get("description", ""))
+            for a in data.get("arms", ())
+        ),
+        stopping=(
+            Stopping(float(x["recall_lower_bound"]), int(x["window"]), int(x["max_includes"]))
+            if (x := data.get("stopping"))
+            else None
         ),
         boundary_rules=tuple(
             BoundaryRule(b["id"], b["title"], b["why"], tuple(_case(c) for c in b["cases"]))

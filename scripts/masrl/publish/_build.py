@@ -76,6 +76,14 @@ def analyse(root: Path, *, strict: bool = True, snapshot: str | None = None) -> 
             raise BuildError(errors, loaded.files + 1)
     if protocol is not None:
         stats["screening"]["rounds"] = round_counts(loaded.corpus, protocol)
+        if protocol.arms:
+            from masrl.living._arms import arms_report
+
+            report, problems = arms_report(root, protocol, loaded.corpus)
+            errors = [p for p in problems if p.is_error]
+            if strict and errors:
+                raise BuildError(errors, loaded.files + 1)
+            stats["screening"]["arms"] = report
     frame = _stats.papers_frame(loaded.corpus)
     readings = Readings(loaded.corpus, frame, stats)
     outcomes = evaluate_claims(ledger.claims, readings)
