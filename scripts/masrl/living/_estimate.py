@@ -167,13 +167,13 @@ def _fit(y: Any, x: Any) -> tuple[float, float, float] | None:
     interactions already span), no convergence, or an unseen cell without bound."""
     import numpy as np
     import statsmodels.api as sm
-    from statsmodels.tools.sm_exceptions import ConvergenceWarning, PerfectSeparationWarning
+    from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
     if np.linalg.matrix_rank(x) < x.shape[1]:
         return None
     try:
         result = sm.GLM(y, x, family=sm.families.Poisson()).fit()
-    except (ConvergenceWarning, PerfectSeparationWarning, ValueError, np.linalg.LinAlgError):
+    except (ConvergenceWarning, ValueError, np.linalg.LinAlgError):
         return None
     b0, se = float(result.params[0]), float(result.bse[0])
     if not (math.isfinite(b0) and math.isfinite(se) and math.isfinite(result.aic)) or se > MAX_LOG_SE:
@@ -197,13 +197,15 @@ def estimate(counts: Mapping[str, int], sources: Sequence[str]) -> Estimate:
     n_cells = 2**k - 1
     pairs = list(itertools.combinations(range(k), 2))
     import numpy as np
-    from statsmodels.tools.sm_exceptions import ConvergenceWarning, PerfectSeparationWarning
+    from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
     fitted: list[Model] = []
     with warnings.catch_warnings():
+        # A fit that matches the counts exactly (a saturated model, or an exact table) is sound, though
+        # statsmodels warns of "perfect separation" for it, and overflow on the way to an unbounded
+        # parameter is caught below by its standard error; only a fit that did not converge is refused.
+        warnings.simplefilter("ignore")
         warnings.simplefilter("error", ConvergenceWarning)
-        warnings.simplefilter("error", PerfectSeparationWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)
         for size in range(len(pairs) + 1):
             for chosen in itertools.combinations(pairs, size):
                 for hetero in HETEROGENEITY:
@@ -230,8 +232,12 @@ def estimate(counts: Mapping[str, int], sources: Sequence[str]) -> Estimate:
             key=lambda m: (m.aic, m.name),
         )
     )
+    # Each model's variance of log f0 adds to its parameter's the Poisson variance of the unseen
+    # count itself (1 / f0 on the log scale; Cormack and Jupp 1991): N - n is random too.
     mean = sum(m.weight * m.log_unseen for m in models)
-    se = sum(m.weight * math.sqrt(m.log_se**2 + (m.log_unseen - mean) ** 2) for m in models)
+    se = sum(
+        m.weight * math.sqrt(m.log_se**2 + math.exp(-m.log_unseen) + (m.log_unseen - mean) ** 2) for m in models
+    )
     return Estimate(
         tuple(sources),
         observed,
