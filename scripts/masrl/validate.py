@@ -38,11 +38,10 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
     protocol_, crossed = check_with_records(root, loaded)
     problems = [*problems, *crossed]
     if protocol_ is not None and protocol_.arms:
-        from masrl.living._arms import FOUND_BY_FILE, check_found_by
+        from masrl.living._arms import CANDIDATES_FILE, FOUND_BY_FILE, check_found_by
 
         problems.extend(check_found_by(root, protocol_, loaded.corpus))
-        if (root / FOUND_BY_FILE).is_file():
-            files += 1
+        files += sum((root / name).is_file() for name in (FOUND_BY_FILE, CANDIDATES_FILE))
     problems = sorted(problems)
     protocol = root / PROTOCOL_FILE
     if protocol.is_file() and (not paths or protocol.resolve() in {p.resolve() for p in paths}):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import re
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
@@ -124,38 +125,171 @@ def dump_found_by(rows: Sequence[Sighting]) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# The register of a round's candidates
+
+CANDIDATES_FILE = "screening/candidates.csv"
+REGISTER_COLUMNS = ("round", "candidate", "title", "first", "abstract", "rank", "score")
+
+
+@dataclass(frozen=True)
+class Registered:
+    """One distinct candidate of a round that the corpus did not hold before it: when it first
+    appeared (YYYY-MM, empty if unknown), where the text it was ranked on was read (empty: nothing
+    could be read, so it waits), and its place in the round's ranking (None: not ranked)."""
+
+    round: str
+    candidate: str
+    title: str
+    first: str
+    abstract: str
+    rank: int | None
+    score: float | None
+    line: int = 0
+
+
+def parse_register(text: str, shown: str, protocol: Protocol) -> tuple[list[Registered], list[Problem]]:
+    """The rows of :data:`CANDIDATES_FILE` and a problem for every bad one: a round run by arms, a
+    month, ranks that are whole numbers from 1 without gaps or repeats within a round, a score
+    between 0 and 1, each candidate once per round."""
+    rows: list[Registered] = []
+    problems: list[Problem] = []
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader)
+    except StopIteration:
+        return rows, [Problem(shown, 1, 1, "", f"the header must be {','.join(REGISTER_COLUMNS)}; the file is empty")]
+    if tuple(header) != REGISTER_COLUMNS:
+        message = f"the header must be {','.join(REGISTER_COLUMNS)}, not {','.join(header)}"
+        return rows, [Problem(shown, 1, 1, "", message)]
+    rounds = [r.id for r in protocol.rounds if r.by_arms]
+    seen: dict[tuple[str, str], int] = {}
+    ranks: dict[str, dict[int, int]] = defaultdict(dict)
+    for row in reader:
+        line = reader.line_num
+        if not any(row):
+            continue
+        if len(row) != len(REGISTER_COLUMNS):
+            problems.append(
+                Problem(shown, line, 1, "", f"a row must have {len(REGISTER_COLUMNS)} fields, not {len(row)}")
+            )
+            continue
+        round_id, candidate, title, first, abstract, rank_text, score_text = (x.strip() for x in row)
+
+        def bad(name: str, message: str, line: int = line) -> None:
+            problems.append(Problem(shown, line, REGISTER_COLUMNS.index(name) + 1, name, message))
+
+        if round_id not in rounds:
+            bad(
+                "round",
+                f"round must be a round run by arms ({', '.join(rounds) or 'none in protocol.yaml'}), not {round_id!r}",
+            )
+        if not candidate:
+            bad("candidate", "candidate must not be empty")
+        if first and not re.match(r"^[0-9]{4}-(0[1-9]|1[0-2])$", first):
+            bad("first", f"first must be a month written YYYY-MM, or empty when unknown, not {first!r}")
+        rank: int | None = None
+        if rank_text:
+            if not rank_text.isdigit() or int(rank_text) < 1:
+                bad("rank", f"rank must be a whole number from 1, or empty when not ranked, not {rank_text!r}")
+            else:
+                rank = int(rank_text)
+                if rank in ranks[round_id]:
+                    bad("rank", f"rank {rank} is already given on line {ranks[round_id][rank]}")
+                else:
+                    ranks[round_id][rank] = line
+                if not abstract:
+                    bad("abstract", "a ranked candidate says where the text it was ranked on was read")
+        score: float | None = None
+        if score_text:
+            try:
+                score = float(score_text)
+            except ValueError:
+                score = -1.0
+            if not 0 <= score <= 1:
+                bad("score", f"score must be a number from 0 to 1, not {score_text!r}")
+        if (rank is None) != (score is None):
+            bad("score", "a ranked candidate has a score, and a score goes with a rank")
+        key = (round_id, candidate)
+        if key in seen:
+            bad("candidate", f"candidate {candidate!r} is already registered for round {round_id} on line {seen[key]}")
+        else:
+            seen[key] = line
+        rows.append(Registered(round_id, candidate, title, first, abstract, rank, score, line))
+    for round_id, given in ranks.items():
+        missing = sorted(set(range(1, len(given) + 1)) - set(given))
+        if missing:
+            problems.append(
+                Problem(
+                    shown,
+                    1,
+                    1,
+                    "rank",
+                    f"round {round_id}'s ranks must run 1 to {len(given)} without gaps; missing {missing[0]}",
+                )
+            )
+    return rows, problems
+
+
+def read_register(root: Path, protocol: Protocol) -> tuple[list[Registered], list[Problem]]:
+    path = root / CANDIDATES_FILE
+    if not path.is_file():
+        return [], []
+    return parse_register(path.read_text("utf-8"), CANDIDATES_FILE, protocol)
+
+
+def dump_register(rows: Sequence[Registered]) -> str:
+    """The CSV text of *rows*: by round, ranked ones first in rank order, then the rest by name."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(REGISTER_COLUMNS)
+    for r in sorted(rows, key=lambda r: (r.round, r.rank is None, r.rank or 0, r.candidate)):
+        score = "" if r.score is None else f"{r.score:.4f}"
+        writer.writerow([r.round, r.candidate, r.title, r.first, r.abstract, r.rank or "", score])
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
 # Candidates and records
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """What a sighting's candidate is: a queue entry's decision, or a record of the corpus."""
+    """What a sighting's candidate is: a queue entry's decision, a record of the corpus, or a
+    registered candidate with no queue file (not screened)."""
 
     name: str
-    status: str  # included, excluded, pending, or unknown (names nothing)
+    status: str  # included, excluded, pending (a queue file waits), unscreened (registered only)
     record: str | None  # the paper key or exclusion id it became
+    round: str | None  # the round whose candidate it is (None: a record from before any arms)
     rank: int | None = None
+    first: str = ""
     abstract: bool = True
 
 
-def resolve(queue: Sequence[Any], corpus: Corpus) -> dict[str, Candidate]:
-    """Every name a sighting may give, mapped to what it is: queue ids, paper keys, exclusion ids."""
+def resolve(queue: Sequence[Any], corpus: Corpus, register: Sequence[Registered] = ()) -> dict[str, Candidate]:
+    """Every name a sighting may give, mapped to what it is: paper keys, exclusion ids, queue ids
+    and registered candidates (a queue file's decision wins over its register row)."""
     out: dict[str, Candidate] = {}
     for p in corpus.papers:
-        out[p.key] = Candidate(p.key, "included", p.key)
+        out[p.key] = Candidate(p.key, "included", p.key, p.round)
     for e in corpus.exclusions:
-        out[e.id] = Candidate(e.id, "excluded", e.id)
+        out[e.id] = Candidate(e.id, "excluded", e.id, e.round)
+    registered = {r.candidate: r for r in register}
+    for r in register:
+        out[r.candidate] = Candidate(r.candidate, "unscreened", None, r.round, r.rank, r.first, bool(r.abstract))
     for entry in queue:
         data = entry.data
         decision = data.get("decision") or {}
         record = decision.get("key") or decision.get("exclusion")
-        rank = data.get("rank")
+        reg = registered.get(entry.id)
         out[entry.id] = Candidate(
             entry.id,
             entry.status,
             record,
-            rank if isinstance(rank, int) else None,
-            bool(str(data.get("abstract") or "").strip()),
+            data.get("round"),
+            reg.rank if reg else None,
+            reg.first if reg else "",
+            bool(str(data.get("abstract") or "").strip()) or bool(reg and reg.abstract),
         )
     return out
 
@@ -163,7 +297,7 @@ def resolve(queue: Sequence[Any], corpus: Corpus) -> dict[str, Candidate]:
 def found_by_problems(
     sightings: Sequence[Sighting], names: Collection[str], shown: str = FOUND_BY_FILE
 ) -> Iterator[Problem]:
-    """Each sighting names a queue entry or a record (one of *names*)."""
+    """Each sighting names a queue entry, a record or a registered candidate (one of *names*)."""
     for s in sightings:
         if s.candidate not in names:
             yield Problem(
@@ -171,7 +305,8 @@ def found_by_problems(
                 s.line,
                 1,
                 "candidate",
-                f"candidate {s.candidate!r} names no file in screening/ and no record in papers/ or exclusions/",
+                f"candidate {s.candidate!r} names no file in screening/, no record in papers/ or exclusions/ "
+                f"and no row of {CANDIDATES_FILE}",
             )
 
 
@@ -239,18 +374,35 @@ def round_estimate(
 # The flow per arm (PRISMA 2020) and the stopping rule
 
 
+def _fate(c: Candidate | None, round_: Round) -> str:
+    """What became of a sighted candidate in *round_*: known (a record or candidate of the corpus
+    before the round), outside (first out before the round's window), included, excluded, waiting
+    (a queue file with no decision yet), unscreened (ranked on its abstract, below where screening
+    stopped), awaiting (no abstract could be read: it waits), or unknown (names nothing)."""
+    if c is None:
+        return "unknown"
+    if c.round != round_.id:
+        return "known"
+    if c.first and c.first < round_.start[:7]:
+        return "outside"
+    if c.status in ("included", "excluded"):
+        return c.status
+    if c.status == "pending":
+        return "waiting"
+    return "unscreened" if c.abstract and c.rank is not None else "awaiting"
+
+
+FATES = ("known", "outside", "included", "excluded", "waiting", "unscreened", "awaiting", "unknown")
+
+
 def arm_flow(
     protocol: Protocol, round_: Round, sightings: Sequence[Sighting], candidates: dict[str, Candidate]
 ) -> dict[str, Any]:
     """What each arm identified, and what became of the round's distinct candidates.
 
     ``identified``: per arm, the distinct candidates it found (an arm's rows name a candidate once
-    however many queries or lists found it) and the rows themselves; ``distinct``: candidates found
-    by any arm; ``known``: of those, records the corpus held before the round (duplicates of
-    earlier screening); ``screened``: the others decided in the round, ``included`` and
-    ``excluded``; ``awaiting``: undecided with no abstract read yet; ``unscreened``: undecided with
-    an abstract, below the point where ranked screening stopped. ``overlap`` counts the candidates
-    found by each combination of arms.
+    however many queries or lists found it) and its rows; per arm and in all, how many of each
+    fate (:func:`_fate`); ``overlap``: the candidates found by each combination of arms.
     """
     rows = [s for s in sightings if s.round == round_.id]
     by_arm: dict[str, set[str]] = {a.id: set() for a in protocol.arms}
@@ -259,25 +411,11 @@ def arm_flow(
         by_arm.setdefault(s.arm, set()).add(s.candidate)
         row_counts[s.arm] += 1
     distinct = sorted(set().union(*by_arm.values())) if by_arm else []
-    status: Counter[str] = Counter()
-    for name in distinct:
-        c = candidates.get(name)
-        if c is None:
-            status["unknown"] += 1
-        elif name not in _queued_in(round_, candidates, name):
-            status["known"] += 1
-        elif c.status == "included":
-            status["included"] += 1
-        elif c.status == "excluded":
-            status["excluded"] += 1
-        elif c.abstract:
-            status["unscreened"] += 1
-        else:
-            status["awaiting"] += 1
+    fate = {name: _fate(candidates.get(name), round_) for name in distinct}
     overlap: Counter[str] = Counter()
     for name in distinct:
-        combo = "+".join(a for a in by_arm if name in by_arm[a])
-        overlap[combo] += 1
+        overlap["+".join(a for a in by_arm if name in by_arm[a])] += 1
+    totals = Counter(fate.values())
     return {
         "identified": {
             a.id: {
@@ -285,26 +423,15 @@ def arm_flow(
                 "prisma": a.prisma,
                 "candidates": len(by_arm.get(a.id, ())),
                 "rows": row_counts[a.id],
+                **{f: sum(1 for n in by_arm.get(a.id, ()) if fate[n] == f) for f in FATES},
             }
             for a in protocol.arms
         },
         "distinct": len(distinct),
-        "known": status["known"],
-        "screened": status["included"] + status["excluded"],
-        "included": status["included"],
-        "excluded": status["excluded"],
-        "awaiting": status["awaiting"],
-        "unscreened": status["unscreened"],
-        "unknown": status["unknown"],
+        **{f: totals[f] for f in FATES},
+        "screened": totals["included"] + totals["excluded"],
         "overlap": dict(sorted(overlap.items())),
     }
-
-
-def _queued_in(round_: Round, candidates: dict[str, Candidate], name: str) -> set[str]:
-    """{name} when *name* is a candidate decided or waiting in *round_* (a queue entry of the
-    round), else the empty set: a record of the corpus is a duplicate of earlier screening."""
-    c = candidates[name]
-    return {name} if c.rank is not None or c.status == "pending" else set()
 
 
 def stopping_status(
@@ -312,19 +439,22 @@ def stopping_status(
 ) -> dict[str, Any]:
     """Whether each criterion of the stopping rule holds for *round_*.
 
-    Ranked screening: the round's candidates carry ``rank`` (1 = most likely included), and are
-    screened in that order; the *window* screened last (the highest ranks decided) may hold at most
-    *max_includes* includes, and no candidate with an abstract may wait above the last one decided.
+    Ranked screening: the round's registered candidates carry ``rank`` (1 = most likely included,
+    ranked on their title and abstract) and are screened in that order; the *window* decided last
+    (the deepest ranks decided) may hold at most *max_includes* includes, and no ranked candidate
+    may be left unscreened above the deepest one decided.
     """
     rule = protocol.stopping
     if rule is None:
         return {"applies": False}
-    ranked = sorted((c for c in candidates.values() if c.rank is not None), key=lambda c: c.rank or 0)
+    ranked = sorted(
+        (c for c in candidates.values() if c.rank is not None and c.round == round_.id), key=lambda c: c.rank or 0
+    )
     decided = [c for c in ranked if c.status in ("included", "excluded")]
     last = decided[-rule.window :]
     includes = sum(1 for c in last if c.status == "included")
-    deepest = decided[-1].rank if decided else 0
-    skipped = [c.name for c in ranked if c.status == "pending" and c.abstract and (c.rank or 0) < (deepest or 0)]
+    deepest = decided[-1].rank or 0 if decided else 0
+    skipped = [c.name for c in ranked if c.status not in ("included", "excluded") and (c.rank or 0) < deepest]
     window_holds = len(last) == rule.window and includes <= rule.max_includes and not skipped
     bound = est.recall_low if est is not None else None
     bound_holds = bound is not None and bound >= rule.recall_lower_bound
@@ -336,6 +466,8 @@ def stopping_status(
             "screened": len(last),
             "includes": includes,
             "max_includes": rule.max_includes,
+            "deepest_rank": deepest,
+            "ranked": len(ranked),
             "skipped": skipped,
             "holds": window_holds,
         },
@@ -349,31 +481,29 @@ def stopping_status(
 
 def arms_report(root: Path, protocol: Protocol, corpus: Corpus) -> tuple[dict[str, Any], list[Problem]]:
     """Per round run by arms: its flow per arm, its estimate (or why there is none) and its
-    stopping rule; and the problems of ``screening/found_by.csv``."""
+    stopping rule; and the problems of ``screening/found_by.csv`` and ``screening/candidates.csv``."""
     from masrl.living._queue import read_queue
 
     sightings, problems = read_found_by(root, protocol)
+    register, more = read_register(root, protocol)
+    problems.extend(more)
     queue, _ = read_queue(root)
-    candidates = resolve(queue, corpus)
+    candidates = resolve(queue, corpus, register)
     problems.extend(found_by_problems(sightings, candidates.keys()))
-    entry_round = {e.id: e.data.get("round") for e in queue}
     out: dict[str, Any] = {}
     for round_ in protocol.rounds:
         if not round_.by_arms:
             continue
-        round_candidates = {
-            name: c for name, c in candidates.items() if c.rank is not None and entry_round.get(name) == round_.id
-        }
         try:
             est: Estimate | None = round_estimate(protocol, round_, sightings, candidates, corpus)
-            estimated: dict[str, Any] = est.as_json()  # type: ignore[union-attr]
+            estimated: dict[str, Any] = est.as_json() if est is not None else {}
         except EstimateError as exc:
             est, estimated = None, {"error": str(exc)}
         out[round_.id] = {
             "label": round_.label,
             "flow": arm_flow(protocol, round_, sightings, candidates),
             "estimate": estimated,
-            "stopping": stopping_status(protocol, round_, round_candidates, est),
+            "stopping": stopping_status(protocol, round_, candidates, est),
             "searches": [
                 {
                     "query_family": s.query_family,
@@ -389,12 +519,16 @@ def arms_report(root: Path, protocol: Protocol, corpus: Corpus) -> tuple[dict[st
 
 
 def check_found_by(root: Path, protocol: Protocol, corpus: Corpus) -> list[Problem]:
-    """The problems of ``screening/found_by.csv``, for ``masrl validate``: every row well formed,
-    and naming a file of ``screening/`` (by its name alone, so no queue file is parsed) or a record."""
+    """The problems of ``screening/found_by.csv`` and ``screening/candidates.csv``, for ``masrl
+    validate``: every row well formed, and every sighting naming a file of ``screening/`` (by its
+    name alone, so no queue file is parsed), a record or a registered candidate."""
     sightings, problems = read_found_by(root, protocol)
+    register, more = read_register(root, protocol)
+    problems.extend(more)
     if sightings:
         names = {p.stem for p in (root / "screening").glob("*.yaml")}
         names.update(p.key for p in corpus.papers)
         names.update(e.id for e in corpus.exclusions)
+        names.update(r.candidate for r in register)
         problems.extend(found_by_problems(sightings, names))
     return problems

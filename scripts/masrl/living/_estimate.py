@@ -235,9 +235,7 @@ def estimate(counts: Mapping[str, int], sources: Sequence[str]) -> Estimate:
     # Each model's variance of log f0 adds to its parameter's the Poisson variance of the unseen
     # count itself (1 / f0 on the log scale; Cormack and Jupp 1991): N - n is random too.
     mean = sum(m.weight * m.log_unseen for m in models)
-    se = sum(
-        m.weight * math.sqrt(m.log_se**2 + math.exp(-m.log_unseen) + (m.log_unseen - mean) ** 2) for m in models
-    )
+    se = sum(m.weight * math.sqrt(m.log_se**2 + math.exp(-m.log_unseen) + (m.log_unseen - mean) ** 2) for m in models)
     return Estimate(
         tuple(sources),
         observed,

@@ -110,9 +110,10 @@ def estimate_report(report: dict[str, Any]) -> str:
         found = ", ".join(f"{a} {x['candidates']}" for a, x in flow["identified"].items())
         lines.append(f"  candidates found: {flow['distinct']} distinct ({found})")
         lines.append(
-            f"  {flow['known']} already in the corpus, {flow['screened']} screened in the round "
-            f"({flow['included']} included, {flow['excluded']} excluded), {flow['unscreened']} not screened "
-            f"(ranked below where screening stopped), {flow['awaiting']} awaiting an abstract"
+            f"  {flow['known']} already in the corpus before the round, {flow['outside']} first out before its window; "
+            f"{flow['screened']} screened in the round ({flow['included']} included, {flow['excluded']} excluded), "
+            f"{flow['waiting']} waiting in screening/, {flow['unscreened']} ranked below where screening stopped, "
+            f"{flow['awaiting']} awaiting an abstract"
         )
         est = r["estimate"]
         if "error" in est:
