@@ -207,7 +207,7 @@ def parse_register(text: str, shown: str, protocol: Protocol) -> tuple[list[Regi
                 score = -1.0
             if not 0 <= score <= 1:
                 bad("score", f"score must be a number from 0 to 1, not {score_text!r}")
-        if (rank is None) != (score is None):
+        if (rank is None) != (score is None) and (rank is not None or not rank_text):
             bad("score", "a ranked candidate has a score, and a score goes with a rank")
         key = (round_id, candidate)
         if key in seen:
