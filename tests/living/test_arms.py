@@ -412,3 +412,20 @@ def test_without_a_round_run_by_arms_the_estimate_says_so(small: Path, run_cli: 
     result = run_cli("coverage", "--estimate")
     assert result.exit_code == 0
     assert result.output == "no round of protocol.yaml is run by the arms (none sets population:)\n"
+
+
+def test_the_screening_page_shows_each_arm_the_estimate_and_the_stopping_rule(arms_corpus: Path, run_cli: Any) -> None:
+    result = run_cli("build")
+    assert result.exit_code == 0, result.output
+    page = (arms_corpus / "site" / "docs" / "screening.md").read_text("utf-8")
+    assert "## Search arms: Field search" in page
+    assert "](figures/screening-arms-field.svg#only-light)" in page
+    assert (arms_corpus / "site" / "docs" / "figures" / "screening-arms-field.svg").is_file()
+    assert "| Search | databases | 6 | 6 | 2 | 0 | 2 | 1 | 1 | 0 |" in page
+    assert "| **all arms, distinct** | | 11 | | 3 | 1 | 3 | 1 | 2 | 1 |" in page
+    assert (
+        "| includes among the last 3 screened in ranked order | at most 1 | 2 of 3 (screened to rank 4 of 6) | no |"
+        in page
+    )
+    assert "The round stays open." in page
+    assert "| Multi-agent LLM RL | mirror | 2026-12-02 | 2 | 3 |" in page

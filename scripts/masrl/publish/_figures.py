@@ -228,6 +228,66 @@ def _flow(data: dict[str, Any]) -> Any:
     return fig
 
 
+def _arms_flow(data: dict[str, Any]) -> Any:
+    """A PRISMA 2020 flow of a round run by arms: one identification box per arm, databases on the
+    left and other methods on the right, then what became of the distinct candidates."""
+    from matplotlib.patches import FancyBboxPatch
+
+    fig = _figure(7.5, 5.2)
+    ax = fig.add_subplot()
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 100)
+    ax.axis("off")
+
+    def box(x: float, y: float, w: float, h: float, text: str, colour: str) -> None:
+        ax.add_patch(
+            FancyBboxPatch(
+                (x, y),
+                w,
+                h,
+                boxstyle="round,pad=0.5,rounding_size=1.2",
+                facecolor=colour,
+                edgecolor=MUTED,
+                linewidth=0.8,
+            )
+        )
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=7.5, color=CELL_INK)
+
+    def arrow(x0: float, y0: float, x1: float, y1: float) -> None:
+        ax.annotate("", (x1, y1), (x0, y0), arrowprops={"arrowstyle": "-|>", "color": MUTED, "lw": 0.9})
+
+    arms = data["arms"]
+    width = 90 / max(len(arms), 1)
+    for i, (label, route, n) in enumerate(arms):
+        x = 5 + i * width
+        box(x, 86, width - 4, 9, f"{label} ({route})\nn = {n}", "#e8f1fa" if route == "databases" else "#efeaf7")
+        arrow(x + (width - 4) / 2, 85, 50, 77)
+    box(25, 66, 50, 9, f"Distinct candidates\nn = {data['distinct']}", "#e8f1fa")
+    box(80, 66, 18, 9, f"Already in the corpus\nn = {data['known']}", "#f4f4f4")
+    arrow(75.5, 70.5, 79, 70.5)
+    box(25, 48, 50, 9, f"New in the window\nn = {data['new']}", "#e8f1fa")
+    arrow(50, 65, 50, 58)
+    box(80, 48, 18, 9, f"Before the window\nn = {data['outside']}", "#f4f4f4")
+    arrow(75.5, 52.5, 79, 52.5)
+    box(25, 30, 50, 9, f"Screened on title and abstract\nn = {data['screened']}", "#e8f1fa")
+    arrow(50, 47, 50, 40)
+    box(
+        0,
+        30,
+        22,
+        9,
+        f"Not screened\nranked below the stop {data['unscreened']}\nno abstract yet {data['awaiting'] + data['waiting']}",
+        "#f4f4f4",
+    )
+    arrow(24.5, 52.5, 11, 40)
+    box(80, 30, 18, 9, f"Excluded\nn = {data['excluded']}", "#fbeee6")
+    arrow(75.5, 34.5, 79, 34.5)
+    box(25, 10, 50, 9, f"Included in the corpus\nn = {data['included']}", "#e6f4ee")
+    arrow(50, 29, 50, 20)
+    ax.set_title(data["title"], loc="left", color=INK)
+    return fig
+
+
 RECENT_YEARS = 10  # the year chart shows this many years one by one and groups older ones
 
 
@@ -331,7 +391,41 @@ def figure_specs(stats: dict[str, Any], labels: dict[str, dict[str, str]]) -> li
             _flow,
         ),
         *_round_flows(flow.get("rounds", {}), labels),
+        *_arms_flows(flow.get("arms", {})),
     ]
+
+
+def _arms_flows(rounds: dict[str, Any]) -> list[FigureSpec]:
+    """One PRISMA 2020 flow per round run by the search arms."""
+    specs = []
+    for name, report in rounds.items():
+        f = report["flow"]
+        title = f"Search arms, {name}"
+        specs.append(
+            FigureSpec(
+                f"screening-arms-{name}",
+                title,
+                f"Flow diagram of {name} as PRISMA 2020 draws it: the records each search arm identified, the "
+                "distinct candidates, those the corpus already held or that came before the window, those screened, "
+                "excluded and included, and those not screened.",
+                {
+                    "title": title,
+                    "arms": [[a["label"], a["prisma"], a["candidates"]] for a in f["identified"].values()],
+                    "distinct": f["distinct"],
+                    "known": f["known"],
+                    "outside": f["outside"],
+                    "new": f["distinct"] - f["known"] - f["outside"],
+                    "screened": f["screened"],
+                    "excluded": f["excluded"],
+                    "included": f["included"],
+                    "unscreened": f["unscreened"],
+                    "awaiting": f["awaiting"],
+                    "waiting": f["waiting"],
+                },
+                _arms_flow,
+            )
+        )
+    return specs
 
 
 def _round_flows(rounds: dict[str, Any], labels: dict[str, dict[str, str]]) -> list[FigureSpec]:

@@ -287,6 +287,7 @@ def render_site(
         "screening.md.j2",
         protocol=protocol,
         round_flows=[spec for spec in specs if spec.name.startswith("screening-flow-")],
+        arms_flows={spec.name.removeprefix("screening-arms-"): spec for spec in specs if spec.name.startswith("screening-arms-")},
         paper_keys={p.key for p in corpus.papers},
         rule_numbers=lambda reasons: sorted({r.id for code in reasons for r in protocol.rules_for(code)}),
         source_labels={x.id: x.label for x in protocol.sources} if protocol else {},
