@@ -394,7 +394,7 @@ def test_discover_from_a_list_flags_the_known_and_queues_the_rest_with_arxivs_fa
     title_only = load_path(living / "screening" / "title-learning-to-vote-in-agent-committees.yaml").data
     assert title_only["url"] == "https://openreview.net/forum?id=vote"
     assert [r for r in services.requests if "id_list" in r] == [
-        "/arxiv/query?id_list=2609.44444%2C2609.55555&max_results=2"
+        "/arxiv/query?id_list=2609.44444%2C2609.55555&start=0&max_results=2"
     ]
 
 

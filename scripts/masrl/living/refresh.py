@@ -65,8 +65,10 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
     the published venue, the DOI, the arXiv id, the author list of the version of record (the
     published version if there is one, else the latest arXiv version) and the official code
     repository where a source names one; prints a diff per record with the source of each
-    change, and notes on what a person must decide (a journal reference no venue of venues.yaml
-    matches, a DOI Crossref does not confirm, published authors no source lists). A venue move is
+    change, and notes on what a person must decide (a journal, proceedings or journal reference
+    no venue of venues.yaml matches, named as the source writes it; a DOI Crossref does not know,
+    with Crossref's own answer; published authors no source lists; an arXiv page that stayed
+    empty, whose records were not compared in full). A venue move is
     shown with the BibTeX it brings; the year stays the year of first appearance. With --write, applies the changes, keeping each
     record's comments and field order. Tags, summaries, notes and evidence are never touched.
     Answers are cached in .masrl-cache/ for a week (`masrl cache clear` drops them). When a
@@ -132,7 +134,8 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
         )
     if failure is None and failed:
         raise MasrlError(
-            f"{failed} of {len(papers)} records could not be compared: a source answered something unusable (see the notes above)"
+            f"{failed} of {len(papers)} records could not be compared in full: a source answered something "
+            "unusable (see the notes above); run again later"
         )
     if failure is not None:
         left = len(papers) - asked
