@@ -44,6 +44,8 @@ def _route(path: str, query: dict[str, str]) -> tuple[int, str | None]:
             return 200, "openalex-refs.json"
     if path == "/crossref/works/10.5555/gamma.2023":
         return 200, "crossref-gamma.json"
+    if path == "/dblp/search/publ/api":
+        return 200, "dblp-empty.json"
     return 404, None
 
 
@@ -89,6 +91,7 @@ def services(monkeypatch: pytest.MonkeyPatch) -> Iterator[Services]:
     monkeypatch.setenv("MASRL_ARXIV_API", f"{s.base}/arxiv/query")
     monkeypatch.setenv("MASRL_OPENALEX_API", f"{s.base}/openalex")
     monkeypatch.setenv("MASRL_CROSSREF_API", f"{s.base}/crossref")
+    monkeypatch.setenv("MASRL_DBLP_API", f"{s.base}/dblp/search/publ/api")
     monkeypatch.setattr(_net, "PACE_S", dict.fromkeys(_net.PACE_S, 0.0))
     monkeypatch.setattr(_sources, "ARXIV_PAGE", 2)
     yield s
@@ -708,10 +711,10 @@ def test_refresh_shows_its_diff_and_writes_nothing(living: Path, services: Servi
     assert_golden("refresh-diff.txt", result.stdout)
     # A published paper's authors are compared with the published version only, never with arXiv's.
     assert result.stderr.splitlines() == [
-        "papers/alpha.yaml: note: authors not compared: ICML 2026 is the version of record, and Crossref lists "
-        "no authors for it",
-        "papers/beta.yaml: note: authors not compared: NeurIPS 2024 is the version of record, and Crossref lists "
-        "no authors for it",
+        "papers/alpha.yaml: note: authors not compared: ICML 2026 is the version of record, and neither "
+        "Crossref nor DBLP lists its authors",
+        "papers/beta.yaml: note: authors not compared: NeurIPS 2024 is the version of record, and neither "
+        "Crossref nor DBLP lists its authors",
         "2 of 4 records would change",
     ]
     assert {p.name: p.read_text("utf-8") for p in (living / "papers").iterdir()} == before
@@ -1090,7 +1093,9 @@ TWO = ("Liu, Shuo", "Liang, Zeyu")
             _paper("AAAI 2026", TWO),
             {"arxiv": _arxiv(FIVE)},
             [],
-            ["authors not compared: AAAI 2026 is the version of record, and Crossref lists no authors for it"],
+            [
+                "authors not compared: AAAI 2026 is the version of record, and neither Crossref nor DBLP lists its authors"
+            ],
         ),
         # the venue moves with its BibTeX: written as venues.yaml writes it, the preprint's journal
         # dropped; the year stays; the published version's authors then count
@@ -1098,14 +1103,18 @@ TWO = ("Liu, Shuo", "Liang, Zeyu")
             _paper("arXiv", TWO, {"journal": "arXiv preprint arXiv:2501.00001", "pages": "1--9"}),
             {"arxiv": _arxiv(FIVE, "The Thirteenth International Conference on Learning Representations, 2025")},
             [("venue", "ICLR 2025", "arXiv journal_ref"), ("bibtex", {"pages": "1--9"}, "arXiv journal_ref")],
-            ["authors not compared: ICLR 2025 is the version of record, and Crossref lists no authors for it"],
+            [
+                "authors not compared: ICLR 2025 is the version of record, and neither Crossref nor DBLP lists its authors"
+            ],
         ),
         # a submission that was then published
         (
             _paper("arXiv (ICLR 2026 submitted)", TWO),
             {"arxiv": _arxiv(list(TWO), "ICLR 2026")},
             [("venue", "ICLR 2026", "arXiv journal_ref")],
-            ["authors not compared: ICLR 2026 is the version of record, and Crossref lists no authors for it"],
+            [
+                "authors not compared: ICLR 2026 is the version of record, and neither Crossref nor DBLP lists its authors"
+            ],
         ),
         # a venue the registry does not know is not proposed
         (
@@ -1122,7 +1131,9 @@ TWO = ("Liu, Shuo", "Liang, Zeyu")
             _paper("ICLR 2025", TWO),
             {"arxiv": _arxiv(list(TWO), "ICML 2026")},
             [],
-            ["authors not compared: ICLR 2025 is the version of record, and Crossref lists no authors for it"],
+            [
+                "authors not compared: ICLR 2025 is the version of record, and neither Crossref nor DBLP lists its authors"
+            ],
         ),
     ],
 )

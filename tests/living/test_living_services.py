@@ -55,10 +55,12 @@ class Reply:
 
 class Loopback:
     """A loopback server that answers each request with the next reply of the first route whose
-    prefix the path starts with (the last reply repeats); records every path asked."""
+    prefix the path starts with (the last reply repeats), else with its fallback for that prefix;
+    records every path asked."""
 
     def __init__(self) -> None:
         self.routes: list[tuple[str, list[Reply]]] = []
+        self.fallback: dict[str, Reply] = {}
         self.requests: list[str] = []
         loop = self
 
@@ -88,6 +90,9 @@ class Loopback:
         for prefix, replies in self.routes:
             if path.startswith(prefix):
                 return replies.pop(0) if len(replies) > 1 else replies[0]
+        for prefix, reply in self.fallback.items():
+            if path.startswith(prefix):
+                return reply
         return Reply(404, b"Resource not found.", "text/plain")
 
     def asked(self, prefix: str) -> list[dict[str, str]]:
@@ -109,6 +114,8 @@ def loop(monkeypatch: pytest.MonkeyPatch) -> Iterator[Loopback]:
     monkeypatch.setenv("MASRL_ARXIV_API", f"{server.base}/arxiv/query")
     monkeypatch.setenv("MASRL_OPENALEX_API", f"{server.base}/openalex")
     monkeypatch.setenv("MASRL_CROSSREF_API", f"{server.base}/crossref")
+    monkeypatch.setenv("MASRL_DBLP_API", f"{server.base}/dblp/search/publ/api")
+    server.fallback["/dblp/"] = Reply(200, (SYNTHETIC / "dblp-empty.json").read_bytes())  # DBLP knows no title
     yield server
     server.close()
 

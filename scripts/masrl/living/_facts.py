@@ -1,9 +1,10 @@
-"""Current facts about existing papers, from arXiv, OpenAlex and Crossref (``masrl refresh``).
+"""Current facts about existing papers, from arXiv, OpenAlex, Crossref and DBLP (``masrl refresh``).
 
 For each paper the sources are asked in turn: arXiv by id (or, for a paper without one, by
-title), OpenAlex by DOI (the paper's, or the one arXiv registers, ``10.48550/arXiv.<id>``), and
-Crossref by DOI (https://api.crossref.org/works/<doi>, answering ``{"status": "ok", "message":
-{...}}``). :func:`proposals` compares what they say with the record and returns the changes worth
+title), OpenAlex by DOI (the paper's, or the one arXiv registers, ``10.48550/arXiv.<id>``),
+DBLP by title for a paper still on arXiv or under submission (:mod:`._dblp`: its conference and
+journal versions whose title and authors match), and Crossref by DOI
+(https://api.crossref.org/works/<doi>, answering ``{"status": "ok", "message": {...}}``). :func:`proposals` compares what they say with the record and returns the changes worth
 making, each with the source behind it, and :class:`Sources` keeps notes for what a person must
 decide:
 
@@ -14,7 +15,7 @@ decide:
 * ``venue`` when the record still names a preprint or a submission and a source names where it
   was published, always through the venue registry (:mod:`._venue`): arXiv's ``journal_ref``,
   Crossref's event or container title and its year from ``issued`` (the year the work counts as
-  published), OpenAlex's source. A venue the registry does not know (a journal, a workshop's
+  published), DBLP's venue and year (the source names the DBLP record), OpenAlex's source. A venue the registry does not know (a journal, a workshop's
   proceedings) becomes a note naming it, entities unescaped (``Big Data & Society``), for a
   person to add to ``venues.yaml``. ``year`` stays the year of first appearance, so it changes
   only for a record without an arXiv id;
@@ -22,8 +23,8 @@ decide:
   (``venues.yaml``) then gives the citation;
 * ``authors`` when the version of record lists more of them than the record, or fewer (and
   ``et_al`` then goes), or gives a name a suffix (``Jr.``) the record's spelling lacks: the
-  published version's list from Crossref when the venue (after any move) is published, else the
-  latest arXiv version's; a published paper whose published authors no source lists is left
+  published version's list from Crossref (else from the DBLP record of that venue) when the venue
+  (after any move) is published, else the latest arXiv version's; a published paper whose published authors no source lists is left
   alone, with a note. Each name is split by nameparser or taken from Crossref's given, family
   and suffix parts; a name the record already holds, however it is split, keeps the record's
   spelling, and a list that differs only in how names are split is no change;
@@ -47,6 +48,7 @@ from typing import Any
 
 from masrl.corpus._records import Paper
 from masrl.corpus._venues import Venues
+from masrl.living import _dblp
 from masrl.living._net import Answer, Client, NetworkError, SourceError, service_text
 from masrl.living._scaffold import TITLE_SIMILARITY, normalise_title
 from masrl.living._sources import (
@@ -85,6 +87,7 @@ class Sources:
     arxiv_by_title: bool = False
     openalex: dict[str, Any] | None = None
     crossref: dict[str, Any] | None = None
+    dblp: list[_dblp.Hit] = field(default_factory=list)  # DBLP's conference and journal versions
     doi_from_openalex: str | None = None  # a DOI only OpenAlex gave, which Crossref confirmed
     notes: list[str] = field(default_factory=list)
     failed: bool = False  # a source answered something unusable; the notes say what
@@ -232,6 +235,8 @@ def sources_of(p: Paper, by_id: dict[str, Found], client: Client) -> Sources:
                 )
                 s.notes.append(f"OpenAlex gives DOI {offered}, but {said}; left out")
             return s
+    if _PREPRINT.search(p.venue):
+        _ask_dblp(p, s, client)
     if doi:
         message = crossref_work(doi, client)
         if isinstance(message, NotFound):
@@ -240,6 +245,20 @@ def sources_of(p: Paper, by_id: dict[str, Found], client: Client) -> Sources:
         else:
             s.crossref = message
     return s
+
+
+def _ask_dblp(p: Paper, s: Sources, client: Client) -> None:
+    """DBLP's conference and journal versions of *p*, by title, into *s*; a DBLP answer that cannot
+    be used is a note (the other sources still count), an outage stops the run as any other."""
+    try:
+        hits = _dblp.search(p.title, client)
+    except (NetworkError, SourceError) as exc:
+        if isinstance(exc, NetworkError) and exc.transient:
+            raise
+        s.notes.append(f"DBLP not compared: {exc}")
+        s.failed = True
+        return
+    s.dblp = _dblp.published_versions(p.title, p.authors, hits, similar_titles)
 
 
 def _published_doi(work: dict[str, Any]) -> str | None:
@@ -301,6 +320,13 @@ def _venues(s: Sources, registry: Iterable[VenueName]) -> Iterator[tuple[str, in
             if any(names):
                 kind = {"journal-article": "the journal", "book-chapter": "the book"}.get(str(c.get("type")), "")
                 s.notes.append(_unknown_venue("Crossref", kind or "the proceedings", list(filter(None, names)), year))
+    for hit in s.dblp:
+        match = match_venue(f"{hit.venue} {hit.year or ''}", registry)
+        if match:
+            yield match.venue, match.year or hit.year, f"DBLP {hit.key}"
+        else:
+            kind = "the journal" if hit.type == "Journal Articles" else "the conference"
+            s.notes.append(_unknown_venue(f"DBLP {hit.key}", kind, [hit.venue], hit.year))
     w = s.openalex
     if w:
         source = (w.get("primary_location") or {}).get("source") or {}
@@ -379,7 +405,7 @@ def proposals(p: Paper, s: Sources, venues: Venues | None = None) -> list[Change
                     rest = {k: v for k, v in p.bibtex.items() if k not in cited}
                     changes.append(Change("bibtex", dict(p.bibtex), rest or None, source))
                 break
-    record = _version_of_record(s, venue_now, venues)
+    record = _version_of_record(s, venue_now, venues, registry)
     if record is not None and p.authors != ("Anonymous",):
         best, source = record
         new = merged_authors(list(p.authors), best)
@@ -395,17 +421,24 @@ def proposals(p: Paper, s: Sources, venues: Venues | None = None) -> list[Change
     return sorted(changes, key=lambda c: order.index(c.field))
 
 
-def _version_of_record(s: Sources, venue: str, venues: Venues | None) -> tuple[list[str], str] | None:
+def _version_of_record(
+    s: Sources, venue: str, venues: Venues | None, registry: Iterable[VenueName]
+) -> tuple[list[str], str] | None:
     """The author list of the version of record and where it was read: the published version's
-    (Crossref) when *venue* is published, else the latest arXiv version's. None, with a note,
-    when no source lists the published version's authors."""
+    (Crossref, else the DBLP record of that venue) when *venue* is published, else the latest arXiv
+    version's. None, with a note, when no source lists the published version's authors."""
     if _published(venue, venues):
         names = crossref_authors(s.crossref) if s.crossref and s.crossref.get("type") in PUBLISHED_TYPES else []
         if names:
             return names, "Crossref, the published version"
+        registry = tuple(registry)
+        for hit in s.dblp:
+            match = match_venue(f"{hit.venue} {hit.year or ''}", registry)
+            if match and match.venue == venue and hit.authors:
+                return list(hit.authors), f"DBLP {hit.key}, the published version"
         if s.arxiv and s.arxiv.authors:
             s.notes.append(
-                f"authors not compared: {venue} is the version of record, and Crossref lists no authors for it"
+                f"authors not compared: {venue} is the version of record, and neither Crossref nor DBLP lists its authors"
             )
         return None
     names = [last_first(a) for a in s.arxiv.authors] if s.arxiv else []

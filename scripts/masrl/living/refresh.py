@@ -1,4 +1,4 @@
-"""``masrl refresh``: compare papers' facts with arXiv, OpenAlex and Crossref; show or apply the diff."""
+"""``masrl refresh``: compare papers' facts with arXiv, OpenAlex, Crossref and DBLP; show or apply the diff."""
 
 from __future__ import annotations
 
@@ -61,15 +61,18 @@ def diff_text(paper: Paper, changes: list[Any], venues: Venues) -> str:
 def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
     """Fetch current facts for papers and show what changed since they were recorded.
 
-    Asks arXiv (by id, or by title for a paper without one), OpenAlex and Crossref (by DOI) for
-    the published venue, the DOI, the arXiv id, the author list of the version of record (the
-    published version if there is one, else the latest arXiv version) and the official code
-    repository where a source names one; prints a diff per record with the source of each
-    change, and notes on what a person must decide (a journal, proceedings or journal reference
-    no venue of venues.yaml matches, named as the source writes it; a DOI Crossref does not know,
-    with Crossref's own answer; published authors no source lists; an arXiv page that stayed
-    empty, whose records were not compared in full). A venue move is
-    shown with the BibTeX it brings; the year stays the year of first appearance. With --write, applies the changes, keeping each
+    Asks arXiv (by id, or by title for a paper without one), OpenAlex and Crossref (by DOI) and,
+    for a paper still on arXiv or under submission, DBLP (by title) for the published venue, the
+    DOI, the arXiv id, the author list of the version of record (the published version if there
+    is one, else the latest arXiv version) and the official code repository where a source names
+    one. DBLP counts only a conference or journal version whose title and authors match, never its
+    CoRR copies of arXiv, informal or withdrawn items or workshops; its venue names are read
+    through the aliases of venues.yaml. Prints a diff per record with the source of each change,
+    and notes on what a person must decide (a journal, proceedings or journal reference no venue
+    of venues.yaml matches, named as the source writes it; a DOI Crossref does not know, with
+    Crossref's own answer; published authors no source lists; an arXiv page that stayed empty,
+    whose records were not compared in full). A venue move is shown with the BibTeX it brings;
+    the year stays the year of first appearance. With --write, applies the changes, keeping each
     record's comments and field order. Tags, summaries, notes and evidence are never touched.
     Answers are cached in .masrl-cache/ for a week (`masrl cache clear` drops them). When a
     service stays unavailable after its retries, the changes found so far are still shown (and
