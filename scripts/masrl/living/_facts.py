@@ -443,3 +443,59 @@ def _version_of_record(
         return None
     names = [last_first(a) for a in s.arxiv.authors] if s.arxiv else []
     return (names, "arXiv, the latest version") if names else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Records still on arXiv
+
+
+UNPUBLISHED_KINDS = ("preprint", "submission")  # venues.yaml kinds of a work not yet published
+_NEW_ID = re.compile(r"^(\d{2})(\d{2})\.\d{4,5}")
+_OLD_ID = re.compile(r"^[a-z][a-z.-]*(?:\.[A-Z]{2})?/(\d{2})(\d{2})\d{3}")
+
+
+@dataclass(frozen=True)
+class Stale:
+    """A record still on arXiv (or under submission) *months* months after it first appeared."""
+
+    paper: Paper
+    since: str  # YYYY-MM
+    months: int
+
+
+def first_month(p: Paper) -> tuple[int, int]:
+    """The year and month *p* first appeared: its arXiv id's (``2503.01234`` -> 2025-03,
+    ``cs/0601001`` -> 2006-01), else January of its ``year`` (the earliest it may have)."""
+    arxiv = p.arxiv or ""
+    match = _NEW_ID.match(arxiv) or _OLD_ID.match(arxiv)
+    if match:
+        yy, mm = int(match.group(1)), int(match.group(2))
+        year = 2000 + yy if _NEW_ID.match(arxiv) or yy < 91 else 1900 + yy
+        if 1 <= mm <= 12:
+            return year, mm
+    return p.year, 1
+
+
+def unpublished(p: Paper, venues: Venues | None) -> bool:
+    """Whether *p*'s venue is a preprint or a submission: by the registry's kind when there is
+    one, else by its name."""
+    if venues is not None:
+        placed = venues.place(p.venue)
+        if placed is not None:
+            return placed.venue.kind in UNPUBLISHED_KINDS
+    return bool(_PREPRINT.search(p.venue))
+
+
+def stale(papers: Iterable[Paper], venues: Venues | None, months: int, today: str) -> list[Stale]:
+    """The *papers* still on arXiv or under submission whose first appearance lies more than
+    *months* whole months before *today* (YYYY-MM-DD), oldest first."""
+    year, month = int(today[:4]), int(today[5:7])
+    out = []
+    for p in papers:
+        if not unpublished(p, venues):
+            continue
+        y, m = first_month(p)
+        age = (year - y) * 12 + (month - m)
+        if age > months:
+            out.append(Stale(p, f"{y:04d}-{m:02d}", age))
+    return sorted(out, key=lambda s: (s.since, s.paper.key))

@@ -54,11 +54,33 @@ def diff_text(paper: Paper, changes: list[Any], venues: Venues) -> str:
     return "\n".join(lines) + "\n"
 
 
+def stale_lines(found: list[Any]) -> list[str]:
+    """One line per record still on arXiv: ``papers/x.yaml: arXiv since 2025-03, 20 months``."""
+    return [f"{s.paper.path}: {s.paper.venue} since {s.since}, {s.months} months" for s in found]
+
+
 @click.command(name="refresh")
 @click.argument("keys", nargs=-1, metavar="[KEY]...")
 @click.option("--write", is_flag=True, help="Apply the changes to the records (default: only show them).")
+@click.option(
+    "--stale",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="MONTHS",
+    help="Only the records still on arXiv or under submission more than MONTHS months after they first appeared; "
+    "they are listed before they are compared.",
+)
+@click.option("--list", "list_only", is_flag=True, help="With --stale: print the list and ask no service.")
+@click.option(
+    "--today",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    default=None,
+    help="The day --stale counts from, YYYY-MM-DD (default: today).",
+)
 @click.pass_context
-def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
+def command(
+    ctx: click.Context, keys: tuple[str, ...], write: bool, stale: int | None, list_only: bool, today: Any
+) -> None:
     """Fetch current facts for papers and show what changed since they were recorded.
 
     Asks arXiv (by id, or by title for a paper without one), OpenAlex and Crossref (by DOI) and,
@@ -78,16 +100,29 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
     service stays unavailable after its retries, the changes found so far are still shown (and
     written, with --write) and the command exits 1, saying when to run it again.
 
+    --stale MONTHS takes only the records still on arXiv (or under submission) more than MONTHS
+    months after they first appeared (the month of the arXiv id, else January of `year`),
+    oldest first, and lists them; the weekly run lists those of six months and more for a person
+    to check in the proceedings. With --list it only prints that list.
+
     Example:
 
     \b
         masrl refresh rema2025 sirius2025
         masrl refresh --write
+        masrl refresh --stale 6 --list
     """
+    import datetime as dt
+
     from masrl.living._facts import gather, proposals
+    from masrl.living._facts import stale as still_on_arxiv
     from masrl.living._net import CACHE_DAYS, CACHE_DIR, Client, NetworkError, SourceError
     from masrl.living._queue import Known
 
+    if list_only and stale is None:
+        raise click.UsageError("--list lists the records --stale MONTHS selects: give --stale")
+    if list_only and write:
+        raise click.UsageError("--list asks no service, so there is nothing to --write")
     root = root_of(ctx)
     corpus = load_or_fail(root).corpus
     by_key = {p.key: p for p in corpus.papers}
@@ -95,6 +130,19 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
     if unknown:
         raise MasrlError(f"no paper with key {', '.join(map(repr, unknown))} in papers/")
     papers = [by_key[k] for k in keys] if keys else list(corpus.papers)
+    if stale is not None:
+        day = (today.date() if today else dt.date.today()).isoformat()
+        found = still_on_arxiv(papers, corpus.venues, stale, day)
+        papers = [s.paper for s in found]
+        summary = f"{len(found)} records still on arXiv or under submission after {stale} months (on {day})"
+        if list_only:
+            for line in stale_lines(found):
+                click.echo(line)
+            click.echo(summary, err=True)
+            return
+        for line in stale_lines(found):
+            click.echo(f"{line}: rechecked", err=True)
+        click.echo(summary, err=True)
     known = Known(corpus)
     changed = asked = failed = 0
     failure: str | None = None
