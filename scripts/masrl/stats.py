@@ -27,7 +27,8 @@ def command(ctx: click.Context, as_json: bool, snapshot: str | None, at: str | N
 
     With --json, prints the document published as site/docs/data/stats.json: `retained`,
     `excluded`, `counts` per field (every value, zeros kept), `crosstabs`, `by_year`,
-    `screening`, `subdecisions`, `audit`, `claims`, and the survey snapshot's totals under
+    `screening`, `subdecisions`, `code` (papers that link their official code, by category),
+    `audit`, `claims`, and the survey snapshot's totals under
     `snapshot`. Its shape is described in schemas/stats.schema.json.
 
     The living corpus is counted by default: every record, whatever its origin. --snapshot survey
@@ -53,7 +54,8 @@ def command(ctx: click.Context, as_json: bool, snapshot: str | None, at: str | N
     labels = {name: {x.id: x.label for x in f.values} for name, f in analysis.corpus.taxonomy.fields.items()}
     click.echo(
         f"{stats['retained']} retained, {stats['excluded']} excluded, {stats['identified']} identified, "
-        f"{stats['audited']} audited, {stats['subdecisions']['coded']} coded for sub-decisions"
+        f"{stats['audited']} audited, {stats['subdecisions']['coded']} coded for sub-decisions, "
+        f"{stats['code']['with_code']} with code"
     )
     for field, values in stats["counts"].items():
         click.echo(f"\n{field}")

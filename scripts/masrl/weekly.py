@@ -6,8 +6,12 @@
    date in ``screening/`` (the protocol's last closed round before any run), queueing each new
    candidate in ``screening/``;
 2. ``masrl refresh --write``, applying the fact changes it finds to ``papers/``;
-3. writes the pull request's body to FILE: the ranked table, refresh's changes and notes, and any
-   failure with what the run still gathered; and, when ``GITHUB_OUTPUT`` names a file, the
+3. ``masrl refresh --stale 6 --list``: the records that, after that refresh, still cite arXiv or
+   a submission more than :data:`STALE_MONTHS` months after they first appeared, for a person to
+   look for in the proceedings no source indexes yet;
+4. writes the pull request's body to FILE: the ranked table, refresh's changes and notes, the
+   records still on arXiv, and any failure with what the run still gathered; and, when
+   ``GITHUB_OUTPUT`` names a file, the
    outputs ``changed`` (``true`` when anything was queued or changed), ``title`` ("Candidates to
    screen, week of ...") and ``status`` (``ok`` or ``failed``).
 
@@ -29,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import click
+
+STALE_MONTHS = 6  # a preprint this old is often published already: list it for a person to check
 
 
 @dataclass
@@ -77,7 +83,7 @@ def _errors(step: Step) -> list[str]:
     return [line.removeprefix("Error: ") for line in step.stderr.splitlines() if line.startswith("Error: ")]
 
 
-def body_text(week: str, discover: Step, refresh: Step, new_files: int) -> str:
+def body_text(week: str, discover: Step, refresh: Step, new_files: int, stale: Step | None = None) -> str:
     """The pull request's body."""
     lines = [f"## Candidates to screen, week of {week}", ""]
     if discover.stdout.strip():
@@ -89,8 +95,27 @@ def body_text(week: str, discover: Step, refresh: Step, new_files: int) -> str:
     lines += ["```", changes, "```"] if changes else ["No record's facts changed."]
     if notes:
         lines += ["", "<details><summary>refresh notes</summary>", "", "```", *notes, "```", "", "</details>"]
+    if stale is not None:
+        listed = stale.stdout.splitlines()
+        lines += ["", f"### Still on arXiv after {STALE_MONTHS} months (`masrl refresh --stale {STALE_MONTHS}`)", ""]
+        if listed:
+            lines += [
+                f"{len(listed)} records still cite arXiv or a submission, though this run rechecked them; look for "
+                "each in the proceedings (ACL Anthology, PMLR, OpenReview, AAAI, IJCAI) and the journals, and move "
+                "its venue with a `changes` entry naming the source.",
+                "",
+                f"<details><summary>{len(listed)} records</summary>",
+                "",
+                "```",
+                *listed,
+                "```",
+                "",
+                "</details>",
+            ]
+        elif stale.code == 0:
+            lines.append(f"No record still cites arXiv or a submission {STALE_MONTHS} months after it first appeared.")
     failures = [f"`masrl discover`: {e}" for e in _errors(discover)] + [
-        f"`masrl refresh`: {e}" for e in _errors(refresh)
+        f"`masrl refresh`: {e}" for e in _errors(refresh) + (_errors(stale) if stale else [])
     ]
     if failures:
         lines += ["", "### This run did not finish", ""]
@@ -115,16 +140,17 @@ def main(argv: list[str] | None = None) -> int:
     discover = run(discover_args)
     new_files = len(_queue_files(root) - before)
     refresh = run(["refresh", "--write"])
+    stale = run(["refresh", "--stale", str(STALE_MONTHS), "--list", "--today", today])
     changed = new_files > 0 or bool(refresh.stdout.strip())
-    failed = discover.code != 0 or refresh.code != 0
-    args.body.write_text(body_text(week, discover, refresh, new_files), "utf-8")
+    failed = discover.code != 0 or refresh.code != 0 or stale.code != 0
+    args.body.write_text(body_text(week, discover, refresh, new_files, stale), "utf-8")
     outputs = os.environ.get("GITHUB_OUTPUT")
     if outputs:
         with open(outputs, "a", encoding="utf-8") as f:
             f.write(f"changed={'true' if changed else 'false'}\n")
             f.write(f"title=Candidates to screen, week of {week}\n")
             f.write(f"status={'failed' if failed else 'ok'}\n")
-    sys.stderr.write(discover.stderr + refresh.stderr)
+    sys.stderr.write(discover.stderr + refresh.stderr + stale.stderr)
     return 0
 
 

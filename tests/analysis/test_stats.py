@@ -98,6 +98,34 @@ def test_subdecision_coverage() -> None:
         assert subs[o]["learned"] == len(subs[o]["keys"]["learned"])
 
 
+def test_papers_with_code_are_counted_by_category() -> None:
+    corpus = load_corpus(REPO).corpus
+    for stats, papers in ((LIVING, corpus.papers), (STATS, [p for p in corpus.papers if p.origin == "survey"])):
+        code = stats["code"]
+        assert code["with_code"] == sum(1 for p in papers if p.code) == sum(code["by_category"].values())
+        assert list(code["by_category"]) == list(TAX.ids("category"))  # every category, zeros kept
+        assert all(code["by_category"][c] <= stats["counts"]["category"][c] for c in code["by_category"])
+
+
+@pytest.mark.parametrize(
+    ("codes", "expected"),
+    [
+        ({}, {"with_code": 0}),
+        ({"magrpo": "https://github.com/example/magrpo"}, {"with_code": 1, "rl_method": 1}),
+        (
+            {"magrpo": "https://github.com/example/a", "sharp": "https://github.com/example/b"},
+            {"with_code": 2, "rl_method": 2},
+        ),
+    ],
+)
+def test_code_counts_take_only_the_papers_with_a_code_link(codes: dict[str, str], expected: dict[str, int]) -> None:
+    corpus = load_corpus(REPO).corpus
+    papers = tuple(replace(p, code=codes.get(p.key)) for p in corpus.papers)
+    counted = _stats.code_counts(replace(corpus, papers=papers))
+    assert counted["with_code"] == expected.pop("with_code")
+    assert {c: n for c, n in counted["by_category"].items() if n} == expected
+
+
 @pytest.mark.parametrize(
     ("first", "second", "kappa"),
     [

@@ -146,7 +146,7 @@ _REGISTRY_CASES = [
     ),
     (
         "unknown field",
-        ("    aliases: [JMLR, Journal of Machine Learning Research]", "    alias: [JMLR]"),
+        ("    aliases: [JMLR, Journal of Machine Learning Research, J. Mach. Learn. Res.]", "    alias: [JMLR]"),
         [
             "venues[{jmlr}].alias: unknown field (did you mean 'aliases'?); allowed fields are id, name, kind, forms, "
             "entry_type, booktitle, journal, aliases"

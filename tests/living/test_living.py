@@ -44,6 +44,8 @@ def _route(path: str, query: dict[str, str]) -> tuple[int, str | None]:
             return 200, "openalex-refs.json"
     if path == "/crossref/works/10.5555/gamma.2023":
         return 200, "crossref-gamma.json"
+    if path == "/dblp/search/publ/api":
+        return 200, "dblp-empty.json"
     return 404, None
 
 
@@ -89,6 +91,7 @@ def services(monkeypatch: pytest.MonkeyPatch) -> Iterator[Services]:
     monkeypatch.setenv("MASRL_ARXIV_API", f"{s.base}/arxiv/query")
     monkeypatch.setenv("MASRL_OPENALEX_API", f"{s.base}/openalex")
     monkeypatch.setenv("MASRL_CROSSREF_API", f"{s.base}/crossref")
+    monkeypatch.setenv("MASRL_DBLP_API", f"{s.base}/dblp/search/publ/api")
     monkeypatch.setattr(_net, "PACE_S", dict.fromkeys(_net.PACE_S, 0.0))
     monkeypatch.setattr(_sources, "ARXIV_PAGE", 2)
     yield s
@@ -394,7 +397,7 @@ def test_discover_from_a_list_flags_the_known_and_queues_the_rest_with_arxivs_fa
     title_only = load_path(living / "screening" / "title-learning-to-vote-in-agent-committees.yaml").data
     assert title_only["url"] == "https://openreview.net/forum?id=vote"
     assert [r for r in services.requests if "id_list" in r] == [
-        "/arxiv/query?id_list=2609.44444%2C2609.55555&max_results=2"
+        "/arxiv/query?id_list=2609.44444%2C2609.55555&start=0&max_results=2"
     ]
 
 
@@ -708,10 +711,10 @@ def test_refresh_shows_its_diff_and_writes_nothing(living: Path, services: Servi
     assert_golden("refresh-diff.txt", result.stdout)
     # A published paper's authors are compared with the published version only, never with arXiv's.
     assert result.stderr.splitlines() == [
-        "papers/alpha.yaml: note: authors not compared: ICML 2026 is the version of record, and Crossref lists "
-        "no authors for it",
-        "papers/beta.yaml: note: authors not compared: NeurIPS 2024 is the version of record, and Crossref lists "
-        "no authors for it",
+        "papers/alpha.yaml: note: authors not compared: ICML 2026 is the version of record, and neither "
+        "Crossref nor DBLP lists its authors",
+        "papers/beta.yaml: note: authors not compared: NeurIPS 2024 is the version of record, and neither "
+        "Crossref nor DBLP lists its authors",
         "2 of 4 records would change",
     ]
     assert {p.name: p.read_text("utf-8") for p in (living / "papers").iterdir()} == before
@@ -1090,7 +1093,9 @@ TWO = ("Liu, Shuo", "Liang, Zeyu")
             _paper("AAAI 2026", TWO),
             {"arxiv": _arxiv(FIVE)},
             [],
-            ["authors not compared: AAAI 2026 is the version of record, and Crossref lists no authors for it"],
+            [
+                "authors not compared: AAAI 2026 is the version of record, and neither Crossref nor DBLP lists its authors"
+            ],
         ),
         # the venue moves with its BibTeX: written as venues.yaml writes it, the preprint's journal
         # dropped; the year stays; the published version's authors then count
@@ -1098,14 +1103,18 @@ TWO = ("Liu, Shuo", "Liang, Zeyu")
             _paper("arXiv", TWO, {"journal": "arXiv preprint arXiv:2501.00001", "pages": "1--9"}),
             {"arxiv": _arxiv(FIVE, "The Thirteenth International Conference on Learning Representations, 2025")},
             [("venue", "ICLR 2025", "arXiv journal_ref"), ("bibtex", {"pages": "1--9"}, "arXiv journal_ref")],
-            ["authors not compared: ICLR 2025 is the version of record, and Crossref lists no authors for it"],
+            [
+                "authors not compared: ICLR 2025 is the version of record, and neither Crossref nor DBLP lists its authors"
+            ],
         ),
         # a submission that was then published
         (
             _paper("arXiv (ICLR 2026 submitted)", TWO),
             {"arxiv": _arxiv(list(TWO), "ICLR 2026")},
             [("venue", "ICLR 2026", "arXiv journal_ref")],
-            ["authors not compared: ICLR 2026 is the version of record, and Crossref lists no authors for it"],
+            [
+                "authors not compared: ICLR 2026 is the version of record, and neither Crossref nor DBLP lists its authors"
+            ],
         ),
         # a venue the registry does not know is not proposed
         (
@@ -1122,7 +1131,9 @@ TWO = ("Liu, Shuo", "Liang, Zeyu")
             _paper("ICLR 2025", TWO),
             {"arxiv": _arxiv(list(TWO), "ICML 2026")},
             [],
-            ["authors not compared: ICLR 2025 is the version of record, and Crossref lists no authors for it"],
+            [
+                "authors not compared: ICLR 2025 is the version of record, and neither Crossref nor DBLP lists its authors"
+            ],
         ),
     ],
 )
@@ -1178,3 +1189,120 @@ def test_discover_starts_where_the_protocol_stood_on_the_last_day_of_the_window(
     result = run_cli("discover", "--dry-run", "--until", "2026-12-01")
     assert result.exit_code == 0, result.output
     assert "from 2026-05-04 to 2026-12-01" in result.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# refresh --stale: the records still on arXiv after some months
+
+
+@pytest.mark.parametrize(
+    ("venue", "arxiv", "year", "today", "months", "listed"),
+    [
+        # the month of the arXiv id counts
+        ("arXiv", "2505.01234", 2025, "2025-12-01", 6, (True, "2025-05", 7)),
+        ("arXiv", "2506.01234", 2025, "2025-12-01", 6, (False, "2025-06", 6)),  # exactly six months: not more
+        ("arXiv", "2506.01234", 2025, "2025-12-01", 0, (True, "2025-06", 6)),
+        # an old-style id, of the 1990s and of the 2000s
+        ("arXiv", "cs/9912001", 1999, "2001-01-15", 12, (True, "1999-12", 13)),
+        ("arXiv", "cs/0601001", 2006, "2006-06-30", 6, (False, "2006-01", 5)),
+        # no arXiv id: January of the year of first appearance
+        ("OpenReview (ICLR 2026 submission)", None, 2025, "2025-08-01", 6, (True, "2025-01", 7)),
+        # a published venue, a workshop and the web are not on arXiv
+        ("ICLR 2025", "2410.01234", 2024, "2026-12-01", 6, None),
+        ("ICML 2024 Workshop", "2404.01234", 2024, "2026-12-01", 6, None),
+        ("Blog Post", None, 2024, "2026-12-01", 6, None),
+    ],
+)
+def test_a_record_is_stale_when_still_on_arxiv_more_than_months_after_it_appeared(
+    venue: str, arxiv: str | None, year: int, today: str, months: int, listed: tuple[bool, str, int] | None
+) -> None:
+    import dataclasses
+
+    from masrl.corpus._venues import read_venues
+    from masrl.corpus._vocab import load_taxonomy
+    from masrl.living._facts import first_month, stale
+
+    paper = dataclasses.replace(_paper(venue, TWO), arxiv=arxiv, year=year)
+    found = stale([paper], read_venues(REPO, load_taxonomy(REPO))[0], months, today)
+    if listed is None:
+        assert found == []
+        return
+    is_stale, since, age = listed
+    assert f"{first_month(paper)[0]:04d}-{first_month(paper)[1]:02d}" == since
+    assert [(s.since, s.months) for s in found] == ([(since, age)] if is_stale else [])
+
+
+def _preprint(root: Path, key: str, arxiv: str) -> None:
+    """A copy of alpha (synthetic) under *key* with another arXiv id."""
+    text = (root / "papers" / "alpha.yaml").read_text("utf-8")
+    text = text.replace("key: alpha", f"key: {key}").replace("2501.00001", arxiv).replace("Alpha |", f"{key} |")
+    (root / "papers" / f"{key}.yaml").write_text(text, "utf-8")
+
+
+def test_refresh_stale_list_names_the_records_oldest_first_and_asks_no_service(
+    living: Path, run_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Arrange: two more preprints, of May and October 2026; no service is reachable
+    _preprint(living, "epsilon", "2605.01234")
+    _preprint(living, "zeta", "2610.01234")
+    from masrl.living import _net
+
+    def no_client(*args: Any) -> None:
+        raise AssertionError("--list must ask no service")
+
+    monkeypatch.setattr(_net, "Client", no_client)
+    # Act
+    result = run_cli("refresh", "--stale", "6", "--list", "--today", "2026-12-01")
+    # Assert
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        "papers/alpha.yaml: arXiv since 2025-01, 23 months",
+        "papers/epsilon.yaml: arXiv since 2026-05, 7 months",
+    ]
+    assert result.stderr == "2 records still on arXiv or under submission after 6 months (on 2026-12-01)\n"
+
+
+def test_refresh_stale_rechecks_only_the_stale_records(living: Path, services: Services, run_cli: Any) -> None:
+    _preprint(living, "zeta", "2610.01234")  # two months old: not rechecked
+    result = run_cli("refresh", "--stale", "6", "--today", "2026-12-01")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("papers/alpha.yaml\n  venue: arXiv -> ICML 2026  (arXiv journal_ref)\n")
+    assert "zeta" not in result.output
+    assert result.stderr.splitlines()[:2] == [
+        "papers/alpha.yaml: arXiv since 2025-01, 23 months: rechecked",
+        "1 records still on arXiv or under submission after 6 months (on 2026-12-01)",
+    ]
+    assert result.stderr.splitlines()[-1] == "1 of 1 records would change"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--list",), "Error: --list lists the records --stale MONTHS selects: give --stale"),
+        (("--stale", "6", "--list", "--write"), "Error: --list asks no service, so there is nothing to --write"),
+        (("--stale", "-1"), "Error: Invalid value for '--stale': -1 is not in the range x>=0."),
+        (("--stale", "6", "--today", "2026-13-01"), "Error: Invalid value for '--today': '2026-13-01' does not match the format '%Y-%m-%d'."),
+    ],
+)  # fmt: skip
+def test_refresh_stale_refuses_what_it_cannot_do(
+    living: Path, run_cli: Any, args: tuple[str, ...], message: str
+) -> None:
+    result = run_cli("refresh", *args)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == message
+
+
+def test_the_weekly_body_lists_the_records_still_on_arxiv() -> None:
+    from masrl.weekly import Step, body_text
+
+    done = Step("", "", 0)
+    stale = Step("papers/alpha.yaml: arXiv since 2025-01, 23 months\n", "1 records still on arXiv\n", 0)
+    body = body_text("2026-11-30", done, done, 0, stale)
+    assert body.split("### Still on arXiv", 1)[1] == (
+        " after 6 months (`masrl refresh --stale 6`)\n\n"
+        "1 records still cite arXiv or a submission, though this run rechecked them; look for each in the "
+        "proceedings (ACL Anthology, PMLR, OpenReview, AAAI, IJCAI) and the journals, and move its venue with a "
+        "`changes` entry naming the source.\n\n"
+        "<details><summary>1 records</summary>\n\n```\npapers/alpha.yaml: arXiv since 2025-01, 23 months\n```\n\n"
+        "</details>\n"
+    )

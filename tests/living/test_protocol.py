@@ -457,6 +457,82 @@ def test_a_paper_cites_a_rule_that_includes(repo_copy: Path, run_cli: Any) -> No
     assert "for a retained record, not 'B7' (B7 decides only the other way)" in result.stdout
 
 
+RULES_BROKEN = [
+    "exclusions/E902.yaml:15:1: rule: rule B5 must have an exclude case with one of the record's reasons (no_rl); "
+    "its exclude cases record 'single_agent' or 'no_mas_mechanism': cite the rule that fits, or correct reasons",
+    "exclusions/E904.yaml:15:1: rule: rule 'exclusion 2' must list one of the record's reasons (out_of_scope); "
+    "it lists 'single_agent' or 'background_only': cite the rule that fits, or correct reasons",
+    "exclusions/E905.yaml:15:1: rule: rule must be one of 'B1', 'B2', 'B3', 'B5', 'B6', 'B7', 'B8', 'exclusion 1', "
+    "'exclusion 2', 'exclusion 3', 'exclusion 4' or 'exclusion 5' for an excluded record, not 'B4' "
+    "(B4 decides only the other way)",
+    "exclusions/E907.yaml:15:1: rule: rule 'exclusion 1' must list one of the record's reasons (no_mas_mechanism); "
+    "it lists 'no_rl': cite the rule that fits, or correct reasons",
+    "papers/excluding-rule.yaml:22:1: rule: rule must be one of 'B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B8', "
+    "'inclusion 1', 'inclusion 2', 'inclusion 3', 'inclusion 4' or 'inclusion 5' for a retained record, not 'B7' "
+    "(B7 decides only the other way)",
+    "papers/inclusion-nine.yaml:22:1: rule: rule must be one of 'B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B8', "
+    "'inclusion 1', 'inclusion 2', 'inclusion 3', 'inclusion 4' or 'inclusion 5' for a retained record, not "
+    "'inclusion 9' (did you mean 'inclusion 5'?)",
+]
+
+
+def test_every_misfit_rule_citation_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_cli: Any) -> None:
+    from conftest import fixture_corpus, protocol_naming_no_records
+
+    # Arrange: the synthetic records of tests/fixtures/rules (its README lists which fit) under
+    # the repository's protocol
+    root = fixture_corpus("rules", tmp_path, monkeypatch)
+    (root / "protocol.yaml").write_text(protocol_naming_no_records(PROTOCOL_TEXT), "utf-8")
+    files = lambda: sorted(p.relative_to(root) for p in root.rglob("*") if ".masrl-cache" not in p.parts)  # noqa: E731
+    before = files()
+    # Act
+    result = run_cli("validate")
+    build = run_cli("build")
+    # Assert
+    assert result.stdout.splitlines() == RULES_BROKEN
+    assert (result.exit_code, result.stderr) == (1, "6 errors in 11 files\n")
+    assert build.exit_code == 1
+    assert files() == before  # nothing written (the load cache aside)
+
+
+@pytest.mark.parametrize(
+    ("rule", "reasons", "fits"),
+    [
+        # boundary rules: an exclude case must record one of the reasons
+        ("B5", ("single_agent",), True),
+        ("B5", ("no_mas_mechanism", "no_rl"), True),  # one of them is enough
+        ("B5", ("no_rl",), False),
+        ("B1", ("single_agent",), True),  # B1's first exclude case
+        ("B1", ("no_rl",), True),  # B1's second exclude case
+        ("B1", ("out_of_scope",), False),
+        ("B6", ("out_of_scope",), True),
+        # exclusion rules: the rule must list one of the reasons
+        ("exclusion 2", ("background_only",), True),
+        ("exclusion 2", ("out_of_scope",), False),
+        ("exclusion 5", ("no_trace_instrumentation",), True),
+        ("exclusion 1", ("single_agent",), False),
+    ],
+)
+def test_an_exclusion_rule_must_record_one_of_the_reasons(rule: str, reasons: tuple[str, ...], fits: bool) -> None:
+    from masrl.living._protocol import reason_misfit
+
+    assert (reason_misfit(PROTOCOL, rule, reasons) is None) == fits
+
+
+@given(
+    st.sampled_from(PROTOCOL.rule_refs("exclude")),
+    st.sets(st.sampled_from(TAXONOMY.ids("exclusion_reason")), min_size=1),
+)
+def test_a_rule_fits_exactly_when_it_records_a_reason_of_the_record(rule: str, reasons: set[str]) -> None:
+    from masrl.living._protocol import reason_misfit
+
+    if rule.startswith("exclusion "):
+        recorded = set(next(r.reasons for r in PROTOCOL.exclusion if f"exclusion {r.id}" == rule))
+    else:
+        recorded = {x for c in PROTOCOL.boundary(rule).cases if c.decision == "exclude" for x in c.reasons}
+    assert (reason_misfit(PROTOCOL, rule, tuple(sorted(reasons))) is None) == bool(recorded & reasons)
+
+
 def test_precedents_must_name_records(repo_copy: Path, run_cli: Any) -> None:
     # Arrange: a precedent that names no record, one that names no exclusion, and one decided the
     # other way (E032 is excluded, B3's first case includes)

@@ -212,6 +212,8 @@ def test_two_clicks_reach_orchestration_orchestrator_2026(visit: Visit) -> None:
             lambda p: p.subdecisions is not None and getattr(p.subdecisions.get("O5"), "code", "") == "designed",
         ),
         ("?s=yes", lambda p: p.strict_credit),
+        ("?cd=yes", lambda p: bool(p.code)),
+        ("?cd=yes&y=2025", lambda p: bool(p.code) and p.year == 2025),
         # several values, repeated or comma-separated
         ("?u=orchestrator,team&y=2026", lambda p: p.credit_unit in ("orchestrator", "team") and p.year == 2026),
     ],
@@ -231,6 +233,45 @@ def test_unknown_url_values_are_explained_not_silently_empty(visit: Visit, query
     wanted = query.split("=", 1)[1].split("&")[0] if "bogus" not in query else "bogus"
     assert wanted in notice.text_content() or "zz" in notice.text_content()
     assert len(rows(page)) > 0  # the unknown value is left out, not turned into an empty table
+
+
+@pytest.mark.parametrize(("value", "keep"), [("yes", lambda p: bool(p.code)), ("no", lambda p: not p.code)])
+def test_the_code_filter_keeps_the_entries_with_or_without_code(visit: Visit, value: str, keep: Any) -> None:
+    # Arrange
+    page = visit.go("/papers/")
+    n, total = sum(1 for p in CORPUS.papers if keep(p)), len(CORPUS.papers)
+    # Act: tick the box, as a reader does
+    choose(page, "cd", value)
+    # Assert
+    assert 0 < n < total
+    assert page.text_content(".masrl-count") == f"{n} of {total} entries"
+    assert page.url.endswith(f"?cd={value}")
+    labels = page.eval_on_selector_all('.masrl-facet[data-k="cd"] label', "ls => ls.map(l => l.textContent)")
+    with_code = sum(1 for p in CORPUS.papers if p.code)
+    assert labels == [f"has code ({with_code})", f"no code listed ({total - with_code})"]
+    links = page.eval_on_selector_all(".masrl-table tbody tr td:last-child", "tds => tds.map(td => td.textContent)")
+    assert all(("code" in cell) == (value == "yes") for cell in links)
+
+
+def test_the_statistics_page_counts_the_papers_with_code(visit: Visit) -> None:
+    page = visit.go("/statistics/")
+    with_code = sum(1 for p in CORPUS.papers if p.code)
+    assert f"{with_code} of the {len(CORPUS.papers)} entries link their official code" in page.text_content("article")
+    # the first table after the heading (Material wraps each table in its own boxes)
+    rows = page.eval_on_selector(
+        "#code",
+        """h => {
+            let e = h.nextElementSibling;
+            while (e && e.tagName !== "TABLE" && !e.querySelector("table")) e = e.nextElementSibling;
+            const table = e.tagName === "TABLE" ? e : e.querySelector("table");
+            return Array.from(table.tBodies[0].rows).map(tr => Array.from(tr.cells).map(td => td.textContent));
+        }""",
+    )
+    assert rows[0] == [
+        "RL method rl_method",
+        str(sum(1 for p in CORPUS.papers if p.code and p.category == "rl_method")),
+        str(sum(1 for p in CORPUS.papers if p.category == "rl_method")),
+    ]
 
 
 def test_sorting_by_year_orders_the_rows(visit: Visit) -> None:

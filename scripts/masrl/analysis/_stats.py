@@ -5,8 +5,8 @@ Everything is counted in taxonomy order over the full vocabulary, zeros kept: th
 table that dropped them would hide the point.
 
 Steps: :func:`papers_frame` turns the papers into one pandas frame with categorical columns;
-:func:`compute` derives counts, cross-tabs, per-year series, screening flow, sub-decision coverage
-and the audit's agreement figures from it and from the exclusion and audit records.
+:func:`compute` derives counts, cross-tabs, per-year series, screening flow, sub-decision coverage,
+the papers that link their code and the audit's agreement figures from it and from the exclusion and audit records.
 """
 
 from __future__ import annotations
@@ -100,6 +100,14 @@ def by_year(frame: pd.DataFrame) -> dict[str, dict[str, int]]:
 def strict_counts(frame: pd.DataFrame, tax: Taxonomy) -> dict[str, int]:
     """Entries with strict explicit credit, per credit unit (zeros kept)."""
     return counts(frame.loc[frame["strict_credit"]], v.CREDIT_UNIT, tax)
+
+
+def code_counts(corpus: Corpus) -> dict[str, Any]:
+    """Papers that link their official code (``code:``): ``{"with_code": N, "by_category":
+    {category: n}}``, every category in taxonomy order, zeros kept."""
+    categories = corpus.taxonomy.ids(v.CATEGORY)
+    with_code = Counter(p.category for p in corpus.papers if p.code)
+    return {"with_code": sum(with_code.values()), "by_category": {c: with_code[c] for c in categories}}
 
 
 def subdecision_coverage(corpus: Corpus) -> dict[str, Any]:
@@ -204,6 +212,7 @@ def compute(corpus: Corpus) -> dict[str, Any]:
         "by_year": by_year(frame),
         "screening": flow,
         "subdecisions": subdecision_coverage(corpus),
+        "code": code_counts(corpus),
         "audit": audit_agreement(corpus),
     }
     result["counts"][v.SCREENING_STAGE] = flow["by_stage"]
@@ -350,6 +359,16 @@ def stats_schema(tax: Taxonomy) -> dict[str, Any]:
                 "properties": {"coded": {"type": "integer"}, **{o: subdecision for o in tax.ids(v.SUBDECISION)}},
                 "required": ["coded", *tax.ids(v.SUBDECISION)],
             },
+            "code": {
+                "description": "Papers that link their official code (`code:`).",
+                "type": "object",
+                "properties": {
+                    "with_code": {"type": "integer", "minimum": 0, "description": "Papers with a `code` link."},
+                    "by_category": tally(v.CATEGORY, "Papers with a `code` link"),
+                },
+                "required": ["with_code", "by_category"],
+                "additionalProperties": False,
+            },
             "audit": {
                 "description": "Agreement between the first coding and the independent second reading.",
                 "type": "object",
@@ -411,6 +430,7 @@ def stats_schema(tax: Taxonomy) -> dict[str, Any]:
             "by_year",
             "screening",
             "subdecisions",
+            "code",
             "audit",
             "claims",
         ],

@@ -44,8 +44,9 @@ CACHE_DAYS = 7  # a weekly run asks afresh; reruns within the week cost no reque
 TIMEOUT_S = 30
 MAX_BYTES = 20_000_000
 USER_AGENT = "masrl (corpus tool; https://github.com/masrl)"
-# Seconds between two requests to one service (arXiv's API terms ask for at least 3).
-PACE_S = {"arxiv": 3.0, "openalex": 0.2, "crossref": 0.2}
+# Seconds between two requests to one service (arXiv's API terms ask for at least 3; DBLP asks
+# for moderate use and answers 429 to bursts).
+PACE_S = {"arxiv": 3.0, "openalex": 0.2, "crossref": 0.2, "dblp": 1.0}
 RETRY_STATUSES = (429, 502, 503, 504)  # "slow down" and "briefly unavailable": worth another try
 RETRIES = 4  # further tries after the first, per request
 BACKOFF_S = 2.0  # waits 2, 4, 8 s between tries when the service gives no Retry-After

@@ -909,7 +909,7 @@ def corpus_problems(protocol: Protocol, shown: str, corpus: Corpus, handles: lis
     * a record's ``round`` is a round of the protocol that can own it (same origin);
     * a record's ``rule`` exists and decides the way the record went: a paper cites a boundary
       rule with an include case or an inclusion rule, an exclusion one with an exclude case or an
-      exclusion rule.
+      exclusion rule; and an exclusion's rule records one of its reasons (:func:`reason_misfit`).
 
     *handles* stand for every parsed record (records with other errors too), so a precedent that
     names a broken record is not reported as missing.
@@ -975,6 +975,38 @@ def corpus_problems(protocol: Protocol, shown: str, corpus: Corpus, handles: lis
                     else did_you_mean(record.rule, list(allowed))
                 )
                 yield at("rule", f"rule must be one of {one_of(allowed)} for {kind} record, not {record.rule!r}{hint}")
+            elif isinstance(record, Exclusion):
+                misfit = reason_misfit(protocol, record.rule, record.reasons)
+                if misfit:
+                    yield at("rule", misfit)
+
+
+def reason_misfit(protocol: Protocol, rule: str, reasons: tuple[str, ...]) -> str | None:
+    """Why an exclusion with *reasons* cannot rest on *rule* (a boundary rule or ``exclusion N``
+    that exists and excludes), or None when the rule records one of those reasons: a boundary rule
+    needs an exclude case with one of them, an exclusion rule must list one of them."""
+    mine = set(reasons)
+    shown = ", ".join(reasons)
+    if rule.startswith("exclusion "):
+        listed = next(r.reasons for r in protocol.exclusion if f"exclusion {r.id}" == rule)
+        if mine & set(listed):
+            return None
+        return (
+            f"rule {rule!r} must list one of the record's reasons ({shown}); it lists {one_of(listed)}: "
+            "cite the rule that fits, or correct reasons"
+        )
+    try:
+        boundary = protocol.boundary(rule)
+    except KeyError:
+        return None
+    cases = [c for c in boundary.cases if c.decision == "exclude"]
+    if any(mine & set(c.reasons) for c in cases):
+        return None
+    recorded = list(dict.fromkeys(r for c in cases for r in c.reasons))
+    return (
+        f"rule {rule} must have an exclude case with one of the record's reasons ({shown}); its exclude cases "
+        f"record {one_of(recorded)}: cite the rule that fits, or correct reasons"
+    )
 
 
 def _drawn_key_problems(protocol: Protocol, shown: str, handles: list[Handle]) -> Iterator[Problem]:

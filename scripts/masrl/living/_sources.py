@@ -84,6 +84,10 @@ TITLE_ID_MAX = 60  # characters of a title-made queue id before its digest
 class EmptyPage(SourceError):
     """An arXiv page that is empty although the result set goes on (asked for again, never cached)."""
 
+    def __init__(self, start: int, total: int) -> None:
+        super().__init__(f"the arXiv API sent an empty page at start {start} of {total} results")
+        self.start, self.total = start, total
+
 
 @dataclass
 class Found:
@@ -217,7 +221,7 @@ def parse_arxiv_feed(
     total = _int(root, "opensearch:totalResults", "result count")
     first = _int(root, "opensearch:startIndex", "start index")
     if start is not None and not out and not left_out and start < total:
-        raise EmptyPage(f"the arXiv API sent an empty page at start {start} of {total} results")
+        raise EmptyPage(start, total)
     return ArxivPage(out, total, first, left_out)
 
 
@@ -244,6 +248,54 @@ def arxiv_page(client: Client, params: dict[str, Any], family: str | None, query
     raise AssertionError("unreachable")
 
 
+def arxiv_paged(
+    client: Client,
+    params: dict[str, Any],
+    what: str,
+    notes: list[str],
+    *,
+    page_size: int,
+    limit: int,
+    family: str | None = None,
+    query: str = "",
+    cap_hint: str = "",
+) -> Iterator[Found]:
+    """Every entry of one arXiv API result set (*params* without ``start`` and ``max_results``),
+    page by page from ``start`` 0 up to ``totalResults``, reading at most *limit* entries.
+
+    A spurious empty page inside the result set is asked for again (:func:`arxiv_page`, as the
+    arXiv client library does) before the paging ends. What cuts the set short is added to
+    *notes*, each starting with *what*: a page that stays empty (how far the paging got), a page
+    that does not move on, the cap *limit* (with *cap_hint* saying what to do), and entries left
+    out for having no title.
+    """
+    start, total = 0, None
+    for _ in range(limit // max(page_size, 1) + 2):  # every page moves start on, so this bound is never the cause
+        if total is not None and start >= min(total, limit):
+            break
+        asked = {**params, "start": start, "max_results": page_size}
+        try:
+            page = arxiv_page(client, asked, family, query, paged=True)
+        except EmptyPage as exc:
+            notes.append(
+                f"{what}: {exc}, {EMPTY_PAGE_RETRIES + 1} times; the search stopped after {start} of "
+                f"{exc.total}; run again later for the rest"
+            )
+            return
+        notes.extend(page.left_out)
+        if page.start != start:
+            notes.append(f"{what}: asked for start {start}, the page says {page.start}; the search stopped")
+            return
+        if total is None:
+            total = page.total
+            if total > limit:
+                notes.append(f"{what}: {total} results, only the first {limit} read{cap_hint}")
+        if not page.entries and not page.left_out:
+            break  # an empty page at or past the end: nothing more
+        start += len(page.entries) + len(page.left_out)
+        yield from page.entries
+
+
 def search_arxiv(family: QueryFamily, since: str, until: str, client: Client, notes: list[str]) -> Iterator[Found]:
     """Every arXiv entry submitted in [*since*, *until*] that the query of *family* finds.
 
@@ -254,46 +306,24 @@ def search_arxiv(family: QueryFamily, since: str, until: str, client: Client, no
         return
     window = f"submittedDate:[{since.replace('-', '')}0000 TO {until.replace('-', '')}2359]"
     query = f"({family.arxiv_query}) AND {window}"
-    start, total, seen = 0, None, set()
-    for _ in range(ARXIV_MAX // ARXIV_PAGE + 1):  # every page moves start on, so this bound is never the cause
-        if total is not None and start >= min(total, ARXIV_MAX):
-            break
-        params = {
-            "search_query": query,
-            "start": start,
-            "max_results": ARXIV_PAGE,
-            "sortBy": "submittedDate",
-            "sortOrder": "descending",
-        }
-        try:
-            page = arxiv_page(client, params, family.id, family.arxiv_query, paged=True)
-        except EmptyPage as exc:
-            notes.append(
-                f"arXiv, family {family.id}: {exc}, {EMPTY_PAGE_RETRIES + 1} times; the search stopped after "
-                f"{start} of {total}; run again later for the rest"
-            )
-            return
-        notes.extend(page.left_out)
-        if page.start != start:
-            notes.append(
-                f"arXiv, family {family.id}: asked for start {start}, the page says {page.start}; the search stopped"
-            )
-            return
-        if total is None:
-            total = page.total
-            if total > ARXIV_MAX:
-                notes.append(
-                    f"arXiv, family {family.id}: {total} results, only the first {ARXIV_MAX} read (ARXIV_MAX); "
-                    "narrow the window with --since and --until"
-                )
-        if not page.entries:
-            break  # an empty first page: nothing found (or only entries without a title)
-        start += len(page.entries) + len(page.left_out)
-        for entry in page.entries:
-            if entry.arxiv in seen or not in_window(entry.published, since, until):
-                continue
-            seen.add(entry.arxiv)
-            yield entry
+    params = {"search_query": query, "sortBy": "submittedDate", "sortOrder": "descending"}
+    seen: set[str | None] = set()
+    entries = arxiv_paged(
+        client,
+        params,
+        f"arXiv, family {family.id}",
+        notes,
+        page_size=ARXIV_PAGE,
+        limit=ARXIV_MAX,
+        family=family.id,
+        query=family.arxiv_query,
+        cap_hint=" (ARXIV_MAX); narrow the window with --since and --until",
+    )
+    for entry in entries:
+        if entry.arxiv in seen or not in_window(entry.published, since, until):
+            continue
+        seen.add(entry.arxiv)
+        yield entry
 
 
 # ---------------------------------------------------------------------------------------------

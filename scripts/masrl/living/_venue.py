@@ -101,15 +101,17 @@ def match_venue(text: str, registry: Iterable[VenueName] = DEFAULT_VENUES) -> Ve
     workshop or says the paper is only submitted."""
     if not text or _WORKSHOP.search(text) or _NOT_YET.search(text):
         return None
-    best: tuple[int, VenueName] | None = None
+    # The alias that starts first wins; of two that start together, the longer ("ACL (Findings)"
+    # over "ACL", as DBLP writes the Findings).
+    best: tuple[int, int, VenueName] | None = None
     for venue in registry:
         for alias in venue.aliases:
             match = _pattern(alias).search(text)
-            if match and (best is None or match.start() < best[0]):
-                best = (match.start(), venue)
+            if match and (best is None or (match.start(), -match.end()) < (best[0], -best[1])):
+                best = (match.start(), match.end(), venue)
     if best is None:
         return None
-    venue = best[1]
+    venue = best[2]
     years = [int(y) for y in _YEAR.findall(text)]
     year = years[-1] if years else None
     if not venue.dated:

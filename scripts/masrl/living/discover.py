@@ -160,9 +160,10 @@ def list_candidates(
         from masrl.living._facts import arxiv_entries
 
         ids = list(dict.fromkeys(f.arxiv for f in found if f.arxiv and not known(f)))
-        facts = arxiv_entries(ids, client) if ids else {}
+        facts = arxiv_entries(ids, client)
+        notes.extend(facts.notes)  # a batch whose pages stayed empty: its papers keep the list's facts
         for f in found:
-            entry = facts.get(f.arxiv or "")
+            entry = facts.entries.get(f.arxiv or "")
             if entry is not None:
                 f.title, f.authors, f.published, f.abstract = (
                     entry.title,

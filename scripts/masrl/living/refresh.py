@@ -1,4 +1,4 @@
-"""``masrl refresh``: compare papers' facts with arXiv, OpenAlex and Crossref; show or apply the diff."""
+"""``masrl refresh``: compare papers' facts with arXiv, OpenAlex, Crossref and DBLP; show or apply the diff."""
 
 from __future__ import annotations
 
@@ -54,35 +54,75 @@ def diff_text(paper: Paper, changes: list[Any], venues: Venues) -> str:
     return "\n".join(lines) + "\n"
 
 
+def stale_lines(found: list[Any]) -> list[str]:
+    """One line per record still on arXiv: ``papers/x.yaml: arXiv since 2025-03, 20 months``."""
+    return [f"{s.paper.path}: {s.paper.venue} since {s.since}, {s.months} months" for s in found]
+
+
 @click.command(name="refresh")
 @click.argument("keys", nargs=-1, metavar="[KEY]...")
 @click.option("--write", is_flag=True, help="Apply the changes to the records (default: only show them).")
+@click.option(
+    "--stale",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="MONTHS",
+    help="Only the records still on arXiv or under submission more than MONTHS months after they first appeared; "
+    "they are listed before they are compared.",
+)
+@click.option("--list", "list_only", is_flag=True, help="With --stale: print the list and ask no service.")
+@click.option(
+    "--today",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    default=None,
+    help="The day --stale counts from, YYYY-MM-DD (default: today).",
+)
 @click.pass_context
-def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
+def command(
+    ctx: click.Context, keys: tuple[str, ...], write: bool, stale: int | None, list_only: bool, today: Any
+) -> None:
     """Fetch current facts for papers and show what changed since they were recorded.
 
-    Asks arXiv (by id, or by title for a paper without one), OpenAlex and Crossref (by DOI) for
-    the published venue, the DOI, the arXiv id, the author list of the version of record (the
-    published version if there is one, else the latest arXiv version) and the official code
-    repository where a source names one; prints a diff per record with the source of each
-    change, and notes on what a person must decide (a journal reference no venue of venues.yaml
-    matches, a DOI Crossref does not confirm, published authors no source lists). A venue move is
-    shown with the BibTeX it brings; the year stays the year of first appearance. With --write, applies the changes, keeping each
+    Asks arXiv (by id, or by title for a paper without one), OpenAlex and Crossref (by DOI) and,
+    for a paper still on arXiv or under submission, DBLP (by title) for the published venue, the
+    DOI, the arXiv id, the author list of the version of record (the published version if there
+    is one, else the latest arXiv version) and the official code repository where a source names
+    one. DBLP counts only a conference or journal version whose title and authors match, never its
+    CoRR copies of arXiv, informal or withdrawn items or workshops; its venue names are read
+    through the aliases of venues.yaml. Prints a diff per record with the source of each change,
+    and notes on what a person must decide (a journal, proceedings or journal reference no venue
+    of venues.yaml matches, named as the source writes it; a DOI Crossref does not know, with
+    Crossref's own answer; published authors no source lists; an arXiv page that stayed empty,
+    whose records were not compared in full). A venue move is shown with the BibTeX it brings;
+    the year stays the year of first appearance. With --write, applies the changes, keeping each
     record's comments and field order. Tags, summaries, notes and evidence are never touched.
     Answers are cached in .masrl-cache/ for a week (`masrl cache clear` drops them). When a
     service stays unavailable after its retries, the changes found so far are still shown (and
     written, with --write) and the command exits 1, saying when to run it again.
+
+    --stale MONTHS takes only the records still on arXiv (or under submission) more than MONTHS
+    months after they first appeared (the month of the arXiv id, else January of `year`),
+    oldest first, and lists them; the weekly run lists those of six months and more for a person
+    to check in the proceedings. With --list it only prints that list.
 
     Example:
 
     \b
         masrl refresh rema2025 sirius2025
         masrl refresh --write
+        masrl refresh --stale 6 --list
     """
+    import datetime as dt
+
     from masrl.living._facts import gather, proposals
+    from masrl.living._facts import stale as still_on_arxiv
     from masrl.living._net import CACHE_DAYS, CACHE_DIR, Client, NetworkError, SourceError
     from masrl.living._queue import Known
 
+    if list_only and stale is None:
+        raise click.UsageError("--list lists the records --stale MONTHS selects: give --stale")
+    if list_only and write:
+        raise click.UsageError("--list asks no service, so there is nothing to --write")
     root = root_of(ctx)
     corpus = load_or_fail(root).corpus
     by_key = {p.key: p for p in corpus.papers}
@@ -90,6 +130,19 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
     if unknown:
         raise MasrlError(f"no paper with key {', '.join(map(repr, unknown))} in papers/")
     papers = [by_key[k] for k in keys] if keys else list(corpus.papers)
+    if stale is not None:
+        day = (today.date() if today else dt.date.today()).isoformat()
+        found = still_on_arxiv(papers, corpus.venues, stale, day)
+        papers = [s.paper for s in found]
+        summary = f"{len(found)} records still on arXiv or under submission after {stale} months (on {day})"
+        if list_only:
+            for line in stale_lines(found):
+                click.echo(line)
+            click.echo(summary, err=True)
+            return
+        for line in stale_lines(found):
+            click.echo(f"{line}: rechecked", err=True)
+        click.echo(summary, err=True)
     known = Known(corpus)
     changed = asked = failed = 0
     failure: str | None = None
@@ -132,7 +185,8 @@ def command(ctx: click.Context, keys: tuple[str, ...], write: bool) -> None:
         )
     if failure is None and failed:
         raise MasrlError(
-            f"{failed} of {len(papers)} records could not be compared: a source answered something unusable (see the notes above)"
+            f"{failed} of {len(papers)} records could not be compared in full: a source answered something "
+            "unusable (see the notes above); run again later"
         )
     if failure is not None:
         left = len(papers) - asked

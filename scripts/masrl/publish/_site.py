@@ -423,6 +423,17 @@ def _table_data(
     for after, key in ((fields.get(v.CREDIT_UNIT), "s"), (fields.get(v.TOPOLOGY), "o")):
         at = next((i + 1 for i, f in enumerate(filters) if f["k"] == after), len(filters))
         filters.insert(at, extra[key])
+    # Whether the entry links its official code; the CSV export has the link itself, so no column.
+    filters.append(
+        {
+            "k": "cd",
+            "name": "code",
+            "label": "Code",
+            "kind": "flag",
+            "values": [["yes", "has code"], ["no", "no code listed"]],
+            "csv": False,
+        }
+    )
     years = sorted({p.year for p in corpus.papers}, reverse=True)
     filters.append(
         {"k": "y", "name": "year", "label": "Year", "kind": "eq", "values": [[str(y), str(y)] for y in years]}

@@ -492,14 +492,14 @@
   }
 
   // Columns: key, title, authors, year, venue, then one per filter of the data (tag fields and
-  // flags, by value id), the sub-decisions ("O1:learned O3:designed"), identifiers and links.
+  // flags, by value id; not a filter marked "csv": false), the sub-decisions ("O1:learned O3:designed"), identifiers and links.
   // Tag cells are looked up by the value positions computed at load (at), not by name.
   function csv(list) {
     var tags = [];
     var sub = -1;
     filters.forEach(function (f, i) {
       if (f.kind === "sub") sub = i;
-      else if (f.k !== "y") tags.push(i);
+      else if (f.k !== "y" && f.csv !== false) tags.push(i);  // "csv": false, a filter the columns already hold
     });
     var cellOf = filters.map(function (f) {
       return f.values.map(function (pair) {
