@@ -125,13 +125,13 @@ def compute(trace: m.AnyTrace, g: Graph) -> dict[str, Any]:
     events, ts, agents = g.events, g.ts, g.agents
     n = len(events)
     durations = _durations(events, ts)
-    roles = _roles(g)
+    roles = actor_kinds(g)
     by_type = Counter({kind.kind: len(g.of_kind(kind)) for kind in m.EVENT_CLASSES if g.of_kind(kind)})
     spawned: dict[str, set[str]] = defaultdict(set)
     for i in g.of_kind(m.Spawn):
         if events[i].to:  # optional only in the original format
             spawned[agents[i]].add(events[i].to)
-    steps, path, critical_s = _critical_paths(trace, g, durations)
+    steps, path, critical_s, _ = _critical_paths(trace, g, durations)
     finishes = max(map(add, ts, durations))
     busy = math.fsum(durations)
     stages = _stages(events, roles, agents)
@@ -177,7 +177,7 @@ def summary(trace: m.AnyTrace, g: Graph) -> dict[str, Any]:
     n = len(events)
     durations = _durations(events, ts)
     steps = _critical_paths(trace, g, durations)[0]
-    roles = _roles(g)
+    roles = actor_kinds(g)
     counted = [e.tokens for e in events if e.tokens is not UNSET]
     usd = [e.cost["usd"] for e in events if e.cost is not UNSET and "usd" in e.cost]
     return {
@@ -221,7 +221,7 @@ def _durations(events: list[Any], ts: list[float]) -> list[float]:
     ]
 
 
-def _roles(g: Graph) -> dict[str, str]:
+def actor_kinds(g: Graph) -> dict[str, str]:
     """Each actor's kind: root, sub-agent, tool or external (see METRIC_DEFINITIONS["per_agent"])."""
     start = min(g.ts)
     acting = g.acting
@@ -247,8 +247,19 @@ def _depth(g: Graph) -> int:
     return max(depth.values(), default=0)
 
 
-def _critical_paths(trace: m.AnyTrace, g: Graph, durations: list[float]) -> tuple[int, list[str], float]:
-    """Longest path by events (with one such path) and by time covered.
+def depths(trace: m.AnyTrace, g: Graph) -> tuple[list[int], list[str]]:
+    """For each event, the number of events on the longest path that ends with it (1 for an event
+    nothing leads to), and the ids of one longest path of the trace: the critical path.
+
+    An event's depth is the step of the run it could be taken at, at the earliest, if everything
+    ran as soon as what it depends on was done; credit discounted along the graph counts from it.
+    """
+    _, path, _, steps = _critical_paths(trace, g, _durations(g.events, g.ts))
+    return steps, path
+
+
+def _critical_paths(trace: m.AnyTrace, g: Graph, durations: list[float]) -> tuple[int, list[str], float, list[int]]:
+    """Longest path by events (with one such path) and by time covered, and each event's depth.
 
     Both are dynamic programmes over a topological order. Time order is one, except between events
     of equal ``t`` joined by an edge; those events are ordered by their depth among equal-time
@@ -308,7 +319,7 @@ def _critical_paths(trace: m.AnyTrace, g: Graph, durations: list[float]) -> tupl
         path.append(g.ids[last])
         last = best[last]
     path.reverse()
-    return top, path, max(covered)
+    return top, path, max(covered), steps
 
 
 def _equal_time_levels(src: Sequence[int], dst: Sequence[int], ts: list[float]) -> dict[int, int]:

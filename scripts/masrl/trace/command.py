@@ -434,3 +434,152 @@ def _show(outcome: Outcome) -> None:
         click.echo(line, err=True)
     for line in outcome.out:
         click.echo(line)
+
+
+# The choices of `trace credit`; tests hold them to masrl.trace._credit and the trace model (this
+# module imports only click, so they are spelt out here).
+CREDIT_UNITS = ("token", "turn", "message", "tool", "agent", "role", "orchestrator", "team")
+CREDIT_METHODS = ("broadcast", "split", "discounted", "critical-path", "group", "leave-one-out", "shapley")
+GROUP_SCALES = ("std", "none")
+
+
+@command.command(name="credit")
+@_FILES
+@click.option("--unit", type=click.Choice(CREDIT_UNITS), required=True, help="The credit unit that receives credit.")
+@click.option("--method", type=click.Choice(CREDIT_METHODS), required=True, help="How the reward is credited.")
+@click.option(
+    "--channel",
+    "channels",
+    multiple=True,
+    help="Credit this reward channel (repeatable); every channel of each run when not given.",
+)
+@click.option(
+    "--gamma", type=click.FloatRange(0, 1), default=0.9, show_default=True, help="Discount per step (discounted)."
+)
+@click.option(
+    "--scale",
+    type=click.Choice(GROUP_SCALES),
+    default="std",
+    show_default=True,
+    help="group: divide by the group's standard deviation (std), or only subtract its mean (none).",
+)
+@click.option(
+    "--samples",
+    type=click.IntRange(min=1),
+    help="shapley: estimate from this many seeded random orders of the players (default: exact up to 8 "
+    "players, 1000 orders beyond).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="shapley: seed of the sampled orders.")
+@click.option("--json", "as_json", is_flag=True, help="Print the credit as a JSON array instead of writing it.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the credit as CSV instead of writing it.")
+@_STRICT
+def credit(
+    files: tuple[Path, ...],
+    unit: str,
+    method: str,
+    channels: tuple[str, ...],
+    gamma: float,
+    scale: str,
+    samples: int | None,
+    seed: int,
+    as_json: bool,
+    as_csv: bool,
+    strict: bool,
+) -> None:
+    """Turn the rewards of runs into credit at a unit of the taxonomy, and write it into the traces.
+
+    FILES are traces, or folders of them (a collection). Each run's reward on a channel becomes
+    `attributions` at --unit: token (each output token of an event that counts them), turn (each
+    event of a team agent), message (between agents), tool (each tool call), agent, orchestrator
+    (the root agent), role, or team. The methods:
+
+    \b
+      broadcast      every unit gets the reward (Agent Lightning's credit step)
+      split          an equal share per unit; the credits sum to the reward
+      discounted     gamma^d x reward, d the steps from the unit to the run's end along the graph
+      critical-path  the reward shared among the events of the critical path; 0 off it
+      group          (reward - mean) / std over the runs of one task_id in which the unit acts
+      leave-one-out  the reward minus that of the runs of the task without the unit
+      shapley        Shapley values over agents or roles from the runs of each coalition
+
+    The last three compare the runs of one task_id in the collection. A run that leaves agents
+    or roles out, to measure what they add, says so with "ablation": {"agents": [...]} (or
+    "roles"); runs without it are the full team. leave-one-out needs, for each agent, a run
+    without it; shapley a run of every coalition (exact up to 8 players, else --samples seeded
+    random orders, whose coalitions are needed). They need DuckDB: pip install 'masrl[credit]'.
+
+    Every trace is read and checked first; a method that lacks data says what is missing and
+    which method would work, and nothing is written. Credit replaces what the same method gave the
+    same unit and channel before; every other key of the trace is kept. --json or --csv print a
+    table (file, trace_id, task_id, channel, method, unit, ref, index, value) instead of writing.
+
+    Example:
+
+    \b
+        masrl trace credit runs/ --unit agent --method group
+        masrl trace credit run.json --unit turn --method discounted --gamma 0.95 --csv
+        masrl trace credit runs/ --unit agent --method shapley --channel team --json
+    """
+    if as_json and as_csv:
+        raise MasrlError("give --json or --csv, not both")
+    import sys
+    import tempfile
+
+    from masrl.trace import _collection
+    from masrl.trace._credit import Refused
+    from masrl.trace._validate import trace_files
+
+    paths = [(p, str(p)) for p in trace_files(files)]
+    if not paths:
+        raise MasrlError(f"no .json files in {', '.join(map(str, files))}")
+    job = _collection.Job(method, unit, channels, gamma, scale, samples, seed, strict)
+    write = not (as_json or as_csv)
+    with tempfile.TemporaryDirectory(prefix="masrl-credit-") as work, collector_paused():
+        try:
+            outcome = _collection.credit(paths, job, Path(work), write=write)
+        except (Refused, _collection.MissingDependency) as exc:
+            raise MasrlError(str(exc)) from None
+        except _collection.CollectionError as exc:
+            for problem in exc.problems:
+                click.echo(problem)
+            n = len(exc.problems)
+            click.echo(f"{n} problem{'s' if n != 1 else ''}; nothing was written", err=True)
+            raise ReportedFailure() from None
+        if outcome.rows is not None:
+            _print_rows(_collection.read_rows(outcome.rows), as_json)
+    left = (
+        f"; {outcome.ablations} ablation run{'s' if outcome.ablations != 1 else ''} credited none"
+        if (outcome.ablations)
+        else ""
+    )
+    done = f"wrote {outcome.written}" if write else "printed the credit"
+    print(
+        f"credited {outcome.traces} trace{'s' if outcome.traces != 1 else ''} at unit {unit} by {method}: {done}{left}",
+        file=sys.stderr,
+    )
+
+
+def _print_rows(rows: Iterable[dict[str, object]], as_json: bool) -> None:
+    """The credit table on standard output, a row at a time: a JSON array, or CSV."""
+    import csv
+    import io
+    import json
+
+    from masrl.trace._collection import ROW_COLUMNS
+
+    if as_json:
+        first = True
+        for row in rows:
+            click.echo(("[\n  " if first else ",\n  ") + json.dumps(row, ensure_ascii=False), nl=False)
+            first = False
+        click.echo("[]" if first else "\n]")
+        return
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(ROW_COLUMNS)
+    click.echo(text.getvalue(), nl=False)
+    for row in rows:
+        text.seek(0)
+        text.truncate()
+        writer.writerow(["" if row.get(k) is None else row[k] for k in ROW_COLUMNS])
+        click.echo(text.getvalue(), nl=False)
