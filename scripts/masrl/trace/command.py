@@ -118,7 +118,8 @@ def metrics(files: tuple[Path, ...], as_json: bool, table: Path | None, strict: 
 
     Counts (events, agents, tools, spawns, messages, tool calls), maximum fan-out and spawn depth;
     critical_steps, the number of events on the longest path through the event graph, and
-    parallel_speedup = events / critical_steps; the time-weighted critical path (the most time
+    parallel_speedup = steps / critical_steps, where tools one agent asks for together count as
+    one step (a sequential crew has a speed-up of 1); the time-weighted critical path (the most time
     covered by the events of one path), busy time and makespan; PARL-style critical steps per stage
     (main agent's steps plus the longest sub-agent chain, after Kimi K2.5's Parallel-Agent RL);
     tokens, costs, a per-agent breakdown, and rewards by channel and credit unit. The exact
