@@ -102,6 +102,7 @@ METHOD_UNITS: dict[str, tuple[str, ...]] = {
 SCALES = ("std", "none")  # how group advantages are scaled
 EXACT_PLAYERS = 8  # up to this many players Shapley values are exact (2^8 coalitions)
 DEFAULT_SAMPLES = 1000  # random orders that estimate Shapley values beyond EXACT_PLAYERS players
+_SAME = 1e-12  # rewards closer than this, relative to their size, count as equal
 MAX_TOKEN_UNITS = 1_000_000  # token credit per token stops being useful long before this
 UNIT_NAMES = {
     "token": "output token",
@@ -109,8 +110,8 @@ UNIT_NAMES = {
     "message": "message between agents",
     "tool": "tool call",
     "agent": "team agent",
-    "orchestrator": "orchestrating (root) agent",
     "role": "role",
+    "orchestrator": "orchestrating (root) agent",
     "team": "team",
 }
 
@@ -221,18 +222,18 @@ def _distance(u: Unit, steps: list[int], last: int) -> int:
 def group_advantages(rewards: Sequence[float], scale: str = "std") -> list[float]:
     """Each reward's advantage over its group: (r - mean) / std, or r - mean with *scale* ``none``.
 
-    The standard deviation is the population's; when it is 0 (every run got the same) every
-    advantage is 0.
+    The standard deviation is the population's; when every run got the same reward (to 12
+    significant digits) every advantage is 0.
     """
     if not rewards:
         return []
+    if max(rewards) - min(rewards) <= _SAME * max(1.0, *map(abs, rewards)):
+        return [0.0] * len(rewards)  # every run got the same (the float mean may be a hair off it)
     mean = math.fsum(rewards) / len(rewards)
     centred = [r - mean for r in rewards]
     if scale == "none":
         return centred
     std = math.sqrt(math.fsum(c * c for c in centred) / len(centred))
-    if std == 0 or not math.isfinite(std):
-        return [0.0] * len(rewards)
     return [c / std for c in centred]
 
 
@@ -370,7 +371,8 @@ def task_credit(
     acting = {p for k in full for p in runs[k].players}
     players = sorted({p for r in runs if r.removed is not None for p in r.removed})
     if not players:
-        raise Refused(f"task {task!r}: no run leaves out any of its {len(acting)} players")
+        n = len(acting)
+        raise Refused(f"task {task!r}: no run leaves out any of its {n} player{'s' if n != 1 else ''}")
     stray = [p for p in players if p not in acting]
     if stray:
         raise Refused(
