@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 from msgspec import UNSET
@@ -44,6 +44,7 @@ _SMALL = 32  # collections up to this size are read in this process
 _CHUNK = 64  # files per task handed to a worker
 _BATCH = 4096  # rows fetched from DuckDB at a time
 TEAM = ""  # the key of the team's value in a run's credit (JSON keys are strings)
+T = TypeVar("T")
 ROW_COLUMNS = ("file", "trace_id", "task_id", "channel", "method", "unit", "ref", "index", "value")
 
 
@@ -280,7 +281,7 @@ def _second_pass(chunk: list[tuple[str, str, dict[str, dict[str, float]]]], job:
 # The stages, driven from the command's process
 
 
-def _pool_map(fn: Callable[..., _Done], chunks: Iterable[list[Any]], *args: Any, parallel: bool) -> Iterator[_Done]:
+def _pool_map(fn: Callable[..., T], chunks: Iterable[list[Any]], *args: Any, parallel: bool) -> Iterator[T]:
     """*fn* over *chunks* in order, on a process pool when *parallel*; at most two chunks per worker
     are in flight, so neither the chunks nor the answers pile up in memory."""
     if not parallel:
@@ -290,7 +291,7 @@ def _pool_map(fn: Callable[..., _Done], chunks: Iterable[list[Any]], *args: Any,
 
     workers = os.cpu_count() or 1
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        waiting: deque[Future[_Done]] = deque()
+        waiting: deque[Future[T]] = deque()
         for chunk in chunks:
             waiting.append(pool.submit(fn, chunk, *args))
             if len(waiting) >= 2 * workers:
