@@ -1,4 +1,4 @@
-"""Recordings of five agent frameworks imported and held to what their scripted model saw.
+"""Recordings of six agent frameworks imported and held to what their scripted model saw.
 
 Each recording in tests/fixtures/otel/<framework>/ was made by that folder's record.py, offline,
 against a scripted model whose request log (``NAME.requests.json``) is the ground truth: which
@@ -140,6 +140,15 @@ CASES = [
         {"researcher": {"leader"}, "writer": {"leader"}},
         {"delegate_task_to_member": 2, "search": 1, "fetch_page": 1},
         {"fetch_page": 1},
+    ),
+    Case(
+        "agentlightning",
+        "agentlightning-rollout",
+        {"solver", "checker"},
+        {"solver"},
+        {"checker": {"solver"}},
+        {},
+        warnings=["no handoff span names 'checker'"],
     ),
     Case(
         "llamaindex",

@@ -91,8 +91,8 @@ def call_content(attributes: dict[str, Any], events: Any) -> dict[str, list[Mess
     if found is None:
         return None
     given, answer = found
-    if not any(m.get("content") for m in [*given, *answer]):
-        return None  # the shapes without their text: the framework's content capture is off
+    if not answer or not any(m.get("content") for m in [*given, *answer]):
+        return None  # no answer recorded, or the shapes without their text: the framework's capture is off
     return {"input": given, "output": answer}
 
 

@@ -17,8 +17,9 @@ https://huggingface.co/docs/trl/dataset_formats), in their conversational form:
 * ``dpo``: preference with an explicit prompt, ``prompt``, ``chosen``, ``rejected`` (DPOTrainer):
   calls of the same agent on the same task at the same turn (its k-th call of the run), from two
   runs, the one with the higher advantage chosen; each group's calls are paired best with worst,
-  second best with second worst, and so on, while they differ. The prompt is what the two inputs
-  share from the start; what follows it in each input goes before that call's output;
+  second best with second worst, and so on, while their advantages differ (a pair whose two sides
+  read the same is left out). The prompt is what the two inputs share from the start; what
+  follows it in each input goes before that call's output;
 * ``kto``: unpaired preference, ``prompt``, ``completion``, ``label`` (KTOTrainer): a call is
   desirable when its advantage is above ``--min-advantage``.
 
@@ -243,11 +244,10 @@ def pairs(group: Sequence[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         if chosen["advantage"] <= rejected["advantage"]:
             break
         shared = common_prefix(chosen["input"], rejected["input"])
-        yield {
-            "prompt": chosen["input"][:shared],
-            "chosen": [*chosen["input"][shared:], *chosen["output"]],
-            "rejected": [*rejected["input"][shared:], *rejected["output"]],
-        }
+        better = [*chosen["input"][shared:], *chosen["output"]]
+        worse = [*rejected["input"][shared:], *rejected["output"]]
+        if better != worse:  # the same answer twice teaches no preference
+            yield {"prompt": chosen["input"][:shared], "chosen": better, "rejected": worse}
 
 
 def row_of(sample: dict[str, Any], job: Job) -> dict[str, Any] | None:
