@@ -40,7 +40,7 @@ from msgspec import UNSET
 from masrl.trace import _credit as c
 from masrl.trace import _model as m
 
-_SMALL = 32  # collections up to this size are read in this process
+SMALL = 32  # collections up to this size are read in this process
 _CHUNK = 64  # files per task handed to a worker
 _BATCH = 4096  # rows fetched from DuckDB at a time
 TEAM = ""  # the key of the team's value in a run's credit (JSON keys are strings)
@@ -131,7 +131,7 @@ def _channels(trace: m.AnyTrace, job: Job, shown: str) -> tuple[dict[str, float]
     return {ch: rewards[ch] for ch in job.channels}, None
 
 
-def _read(path: str, shown: str, strict: bool) -> tuple[Any, list[str]]:
+def read_checked(path: str, shown: str, strict: bool) -> tuple[Any, list[str]]:
     from masrl.trace._validate import validate_file
 
     checked = validate_file(Path(path), shown, strict=strict)
@@ -181,7 +181,7 @@ def _first_pass(chunk: list[tuple[str, str]], job: Job, write: bool) -> _Done:
     done = _Done()
     compare = job.method in c.COLLECTION_METHODS
     for path, shown in chunk:
-        checked, problems = _read(path, shown, job.strict)
+        checked, problems = read_checked(path, shown, job.strict)
         if problems:
             done.problems.extend(problems)
             continue
@@ -251,7 +251,7 @@ def _second_pass(chunk: list[tuple[str, str, dict[str, dict[str, float]]]], job:
     """Put the credit each run got (by channel, a value per unit ref) into its trace."""
     done = _Done()
     for path, shown, by_channel in chunk:
-        checked, problems = _read(path, shown, job.strict)
+        checked, problems = read_checked(path, shown, job.strict)
         if problems:  # pragma: no cover - the file changed between the passes
             done.problems.extend(problems)
             continue
@@ -281,7 +281,7 @@ def _second_pass(chunk: list[tuple[str, str, dict[str, dict[str, float]]]], job:
 # The stages, driven from the command's process
 
 
-def _pool_map(fn: Callable[..., T], chunks: Iterable[list[Any]], *args: Any, parallel: bool) -> Iterator[T]:
+def pool_map(fn: Callable[..., T], chunks: Iterable[list[Any]], *args: Any, parallel: bool) -> Iterator[T]:
     """*fn* over *chunks* in order, on a process pool when *parallel*; at most two chunks per worker
     are in flight, so neither the chunks nor the answers pile up in memory."""
     if not parallel:
@@ -300,10 +300,10 @@ def _pool_map(fn: Callable[..., T], chunks: Iterable[list[Any]], *args: Any, par
             yield waiting.popleft().result()
 
 
-def _chunks(items: Iterable[Any], total: int) -> Iterator[list[Any]]:
+def chunks(items: Iterable[Any], total: int) -> Iterator[list[Any]]:
     """*items* in chunks sized for the workers (all in one for a small collection)."""
     workers = os.cpu_count() or 1
-    size = total if total <= _SMALL else max(1, min(_CHUNK, total // (workers * 4) or 1))
+    size = total if total <= SMALL else max(1, min(_CHUNK, total // (workers * 4) or 1))
     chunk: list[Any] = []
     for item in items:
         chunk.append(item)
@@ -339,10 +339,8 @@ def credit(
     try:
         with spool.open("wb") as out:
             items = ((str(p), s) for p, s in files)
-            parallel = len(files) > _SMALL
-            for done in _pool_map(
-                _first_pass, _chunks(items, len(files)), job, write and not compare, parallel=parallel
-            ):
+            parallel = len(files) > SMALL
+            for done in pool_map(_first_pass, chunks(items, len(files)), job, write and not compare, parallel=parallel):
                 problems.extend(done.problems)
                 outcome.staged.extend(done.staged)
                 outcome.ablations += done.ablations
@@ -357,8 +355,8 @@ def credit(
             count = _compare(spool, credited, job, work)
             rows = work / "rows.jsonl"
             with rows.open("wb") as out:
-                chunks = _chunks(_credited(credited, work), count)
-                for done in _pool_map(_second_pass, chunks, job, write, parallel=count > _SMALL):
+                batches = chunks(_credited(credited, work), count)
+                for done in pool_map(_second_pass, batches, job, write, parallel=count > SMALL):
                     problems.extend(done.problems)
                     outcome.staged.extend(done.staged)
                     for r in done.rows:
@@ -395,7 +393,7 @@ def _compare(runs: Path, out: Path, job: Job, work: Path) -> int:
         )
         encoder = msgspec.json.Encoder()
         with out.open("wb") as sink:
-            for key, rows in _grouped(cursor, lambda r: (r[2], r[3])):
+            for key, rows in grouped(cursor, lambda r: (r[2], r[3])):
                 task, channel = key
                 tasks += 1
                 runs_of = [
@@ -446,7 +444,7 @@ def _instead(method: str) -> str:
     return 'mark a run without each agent with "ablation": {"agents": [NAME]}; group needs no ablation runs'
 
 
-def _grouped(cursor: Any, key: Callable[[Any], Any]) -> Iterator[tuple[Any, list[Any]]]:
+def grouped(cursor: Any, key: Callable[[Any], Any]) -> Iterator[tuple[Any, list[Any]]]:
     """Consecutive rows of *cursor* with equal *key*, fetched a batch at a time."""
     current: list[Any] = []
     current_key: Any = None
@@ -474,7 +472,7 @@ def _credited(credited: Path, work: Path) -> Iterator[tuple[str, str, dict[str, 
             "columns={file: 'VARCHAR', shown: 'VARCHAR', channel: 'VARCHAR', values: 'JSON'}) order by file, channel",
             [str(credited)],
         )
-        for (path, shown), rows in _grouped(cursor, lambda r: (r[0], r[1])):
+        for (path, shown), rows in grouped(cursor, lambda r: (r[0], r[1])):
             yield path, shown, {r[2]: json.loads(r[3]) for r in rows}
     finally:
         con.close()

@@ -209,7 +209,7 @@ def _read_pass(chunk: list[tuple[str, str]], job: Job) -> _Done:
     done = _Done()
     encoder = msgspec.json.Encoder()
     for path, shown in chunk:
-        checked, problems = col._read(path, shown, job.strict)
+        checked, problems = col.read_checked(path, shown, job.strict)
         if problems:
             done.problems.extend(problems)
             continue
@@ -272,7 +272,7 @@ def export(files: list[tuple[Path, str]], job: Job, out: Path, work: Path, *, pa
     problems: list[str] = []
     with spool.open("wb") as sink:
         items = ((str(p), s) for p, s in files)
-        for done in col._pool_map(_read_pass, col._chunks(items, len(files)), job, parallel=len(files) > col._SMALL):
+        for done in col.pool_map(_read_pass, col.chunks(items, len(files)), job, parallel=len(files) > col.SMALL):
             problems.extend(done.problems)
             outcome.calls += len(done.samples)
             for line in done.samples:
@@ -330,7 +330,7 @@ def _dpo(spool: Path, work: Path) -> Iterator[dict[str, Any]]:
             [str(index)],
         )
         with spool.open("rb") as handle:
-            for _, rows in col._grouped(cursor, lambda r: (r[0], r[1], r[2])):
+            for _, rows in col.grouped(cursor, lambda r: (r[0], r[1], r[2])):
                 group = []
                 for row in rows:
                     handle.seek(row[3])
