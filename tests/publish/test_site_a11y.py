@@ -23,6 +23,8 @@ PAGE_KINDS = {
     "taxonomy": "/taxonomy/",
     "taxonomy-field": "/taxonomy/credit-unit/",
     "taxonomy-value": "/taxonomy/credit-unit/orchestrator/",
+    # a credit unit's worked example at its widest: a credit table of six methods, many units
+    "credit-example": "/taxonomy/credit-unit/turn/",
     "tags": "/tags/",
     "statistics": "/statistics/",
     "claims": "/claims/",

@@ -25,7 +25,7 @@ def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
 
 def test_validate_the_example_traces() -> None:
     result = run("trace", "validate", "traces/")
-    assert (result.returncode, result.stdout, result.stderr) == (0, "", "0 errors in 4 files\n")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "0 errors in 7 files\n")
 
 
 def test_validate_reports_every_file_and_exits_1(tmp_path: Path) -> None:

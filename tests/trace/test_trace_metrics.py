@@ -42,6 +42,7 @@ def test_reference_example_by_hand() -> None:
     assert r == {
         "trace_id": "demo-trace-001",
         "events": 8,
+        "steps": 8,  # no tools called together
         "agents": 3,  # orchestrator, planner_1, executor_1; browser.search is a tool
         "tools": 1,
         "spawns": 2,
@@ -59,7 +60,7 @@ def test_reference_example_by_hand() -> None:
             "aggregate": 1,
         },
         "critical_steps": 7,
-        "parallel_speedup": 1.142857,  # 8 / 7
+        "parallel_speedup": 1.142857,  # 8 steps / 7
         "makespan_s": 7.0,  # no durations: from t=0 to t=7
         "busy_s": 0.0,
         "timed_events": 0,
@@ -152,6 +153,37 @@ def test_critical_paths(
         makespan,
     )
     assert r["parallel_speedup"] == round(len(events) / steps, 6)
+
+
+def _tool(i: str, t: float, kind: str, agent: str = A) -> dict[str, Any]:
+    return {"id": i, "t": t, "type": kind, "agent": agent if kind == "tool_call" else "web", "tool": "web"}
+
+
+# (case, events, edges, steps, critical_steps): tools asked for together count as one step.
+FANS: list[tuple[str, list[dict[str, Any]], list[tuple[str, str]], int, int]] = [
+    ("two-together", [_tool("c1", 1, "tool_call"), _tool("c2", 1, "tool_call"), _tool("r1", 2, "tool_result"), _tool("r2", 2, "tool_result")], [("a", "c1"), ("a", "c2"), ("c1", "r1"), ("c2", "r2"), ("r1", "z"), ("r2", "z")], 4, 4),
+    ("one-after-the-other", [_tool("c1", 1, "tool_call"), _tool("r1", 2, "tool_result"), _tool("c2", 3, "tool_call"), _tool("r2", 4, "tool_result")], [("a", "c1"), ("c1", "r1"), ("r1", "c2"), ("c2", "r2"), ("r2", "z")], 6, 6),
+    ("two-agents-side-by-side", [_tool("c1", 1, "tool_call"), _tool("c2", 1, "tool_call", "helper"), _tool("r1", 2, "tool_result"), _tool("r2", 2, "tool_result")], [("a", "c1"), ("a", "c2"), ("c1", "r1"), ("c2", "r2"), ("r1", "z"), ("r2", "z")], 6, 4),
+    ("a-result-with-work-inside", [_tool("c1", 1, "tool_call"), _tool("c2", 1, "tool_call"), {"id": "w", "t": 1.5, "type": "orchestrator_decision", "agent": A}, _tool("r1", 2, "tool_result"), _tool("r2", 2, "tool_result")], [("a", "c1"), ("a", "c2"), ("c1", "r1"), ("c2", "w"), ("w", "r2"), ("c2", "r2"), ("r1", "z"), ("r2", "z")], 6, 5),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "events", "edges", "steps", "critical"), FANS, ids=[f[0] for f in FANS])
+def test_tools_called_together_are_one_step(
+    tmp_path: Path, case: str, events: list[dict[str, Any]], edges: list[tuple[str, str]], steps: int, critical: int
+) -> None:
+    ends = [
+        {"id": "a", "t": 0, "type": "orchestrator_decision", "agent": A},
+        {"id": "z", "t": 5, "type": "aggregate", "agent": A},
+    ]
+    doc = {
+        "trace_id": "t",
+        "events": [ends[0], *events, ends[1]],
+        "edges": [{"src": s, "dst": d, "type": "causal"} for s, d in edges],
+    }
+    r = metrics_of_doc(tmp_path, doc)
+    assert (r["events"], r["steps"], r["critical_steps"]) == (len(events) + 2, steps, critical)
+    assert r["parallel_speedup"] == round(steps / critical, 6)
 
 
 # (agents, rounds, stages, events, critical_steps, parl_critical_steps), worked out by hand.
@@ -248,7 +280,7 @@ def test_metric_invariants(tmp_path_factory: pytest.TempPathFactory, doc: dict[s
     r = metrics_of_doc(tmp_path_factory.mktemp("m"), doc)
     assert r["critical_path_s"] <= r["makespan_s"] + _EPS
     assert r["critical_path_s"] <= r["busy_s"] + _EPS
-    assert 1 <= r["critical_steps"] <= r["events"]
+    assert 1 <= r["critical_steps"] <= r["steps"] <= r["events"]
     assert len(r["critical_path"]) == r["critical_steps"]
     assert r["parallel_speedup"] >= 1
     assert r["time_speedup"] is None or r["time_speedup"] >= 1 - _EPS

@@ -24,10 +24,10 @@ COLLECTOR = OTEL / "collector.jsonl"
 # (recording, traces written, each actor's kind, spawns (by, whom), delegate edges (from, to),
 #  failed events, total tokens)
 RECORDINGS = [
-    ("openai-agents-handoff.json", 1, {"billing": "sub-agent", "triage": "root"}, [("triage", "billing")], [("triage", "billing")], 0, 289),
+    ("openai-agents-handoff.json", 1, {"billing": "sub-agent", "triage": "root"}, [("triage", "billing")], [("triage", "billing")], 0, 281),
     ("openai-agents-openinference.json", 1, {"billing": "sub-agent", "triage": "root"}, [("triage", "billing")], [("triage", "billing")], 1, 297),
-    ("openai-agents-as-tools.json", 1, {"french_agent": "sub-agent", "orchestrator": "root", "spanish_agent": "sub-agent"}, [("orchestrator", "french_agent"), ("orchestrator", "spanish_agent")], [], 0, 255),
-    ("pydantic-ai-delegation.json", 1, {"planner": "root", "researcher": "sub-agent"}, [("planner", "researcher")], [], 0, 398),
+    ("openai-agents-as-tools.json", 1, {"french_agent": "sub-agent", "orchestrator": "root", "spanish_agent": "sub-agent"}, [("orchestrator", "french_agent"), ("orchestrator", "spanish_agent")], [], 0, 234),
+    ("pydantic-ai-delegation.json", 1, {"planner": "root", "researcher": "sub-agent"}, [("planner", "researcher")], [], 0, 399),
     ("strands-agents-as-tools.json", 1, {"orchestrator": "root", "researcher": "sub-agent"}, [("orchestrator", "researcher")], [], 1, 534),
     ("strands-swarm.json", 1, {"coder": "sub-agent", "researcher": "root", "reviewer": "sub-agent"}, [("coder", "reviewer"), ("researcher", "coder")], [("coder", "reviewer"), ("researcher", "coder")], 0, 942),
     ("autogen-round-robin.json", 4, {"critic": "root", "writer": "root"}, [], [], 0, 0),

@@ -1,4 +1,4 @@
-"""Recordings of five agent frameworks imported and held to what their scripted model saw.
+"""Recordings of six agent frameworks imported and held to what their scripted model saw.
 
 Each recording in tests/fixtures/otel/<framework>/ was made by that folder's record.py, offline,
 against a scripted model whose request log (``NAME.requests.json``) is the ground truth: which
@@ -51,6 +51,7 @@ class Case:
     tools: dict[str, int]
     failed: dict[str, int] = field(default_factory=dict)
     parallel: bool = False  # model calls ran side by side
+    beside: bool = False  # a tool ran beside a sub-agent's work (so not one agent at a time)
     required: set[tuple[str, str]] = field(default_factory=set)  # handovers the program certainly made
     warnings: list[str] = field(default_factory=list)  # what the import must warn of (a part of it)
     may_warn: list[str] = field(default_factory=list)  # what it may warn of besides
@@ -120,6 +121,7 @@ CASES = [
         {"researcher": {"coordinator"}, "writer": {"coordinator"}},
         {"researcher": 1, "fetch_page": 1, "search": 1, "transfer_to_agent": 1},
         {"fetch_page": 1},
+        beside=True,
     ),
     Case(
         "google-adk",
@@ -138,6 +140,15 @@ CASES = [
         {"researcher": {"leader"}, "writer": {"leader"}},
         {"delegate_task_to_member": 2, "search": 1, "fetch_page": 1},
         {"fetch_page": 1},
+    ),
+    Case(
+        "agentlightning",
+        "agentlightning-rollout",
+        {"solver", "checker"},
+        {"solver"},
+        {"checker": {"solver"}},
+        {},
+        warnings=["no handoff span names 'checker'"],
     ),
     Case(
         "llamaindex",
@@ -374,6 +385,31 @@ def test_metric_bounds(run: Imported, case: Case) -> None:
         chain[request["n"]] = took + max((chain[k] for k in request["after"]), default=0.0)
     assert r["critical_path_s"] >= max(chain.values()) - TOLERANCE
     assert r["critical_path_s"] <= r["makespan_s"] + TOLERANCE
+
+
+@_cases()
+def test_one_agent_at_a_time_is_no_speed_up(run: Imported, case: Case) -> None:
+    """A run in which one agent works at a time has a parallel speed-up of 1, even where a model's
+    answer asks for tools together and the framework runs them at once (CrewAI does, on a thread
+    pool): they are one step of one agent's turn."""
+    alone = not case.parallel and not case.beside
+    assert (run.metrics["parallel_speedup"] == 1.0) == alone, run.metrics["parallel_speedup"]
+    assert run.metrics["critical_steps"] <= run.metrics["steps"] <= run.metrics["events"]
+
+
+@pytest.mark.parametrize(
+    "name", ["crewai-openinference-sequential", "crewai-events-sequential", "crewai-tracing-sequential"]
+)
+def test_a_sequential_crew_runs_tools_called_together_at_once_yet_has_no_speed_up(name: str, tmp_path: Path) -> None:
+    """The sequential crew's researcher asks for search and fetch_page together, twice; CrewAI runs
+    them side by side, so their spans overlap (the events of one of them are off the critical path),
+    and the speed-up counted in events was 1.1 to 1.24, where it must be 1."""
+    run = _IMPORTED.get(name) or _import(next(c for c in CASES if c.name == name), tmp_path)
+    calls = [e for e in run.events if e["type"] == "tool_call" and e["tool"] in ("search", "fetch_page")]
+    assert _overlap(calls) > 0  # at least one pair ran at once
+    assert run.metrics["events"] / run.metrics["critical_steps"] > 1.1  # the old measure
+    assert run.metrics["steps"] == run.metrics["critical_steps"]
+    assert run.metrics["parallel_speedup"] == 1.0
 
 
 @_cases()

@@ -27,7 +27,7 @@ HEADER = [
 def collection(tmp_path: Path) -> Path:
     """The example traces, an original-format trace with a warning, and two broken files."""
     folder = tmp_path / "runs"
-    shutil.copytree(TRACES, folder)
+    shutil.copytree(TRACES, folder, ignore=shutil.ignore_patterns("crewai-crew"))  # the example traces only
     looped = reference()
     looped["edges"].append({"src": "e8", "dst": "e1", "type": "temporal"})
     looped["trace_id"] = "looped"

@@ -120,7 +120,7 @@ def test_unreadable_file(tmp_path: Path) -> None:
 SCHEMA_CASES: list[tuple[str, Callable[[dict[str, Any]], Any], list[str]]] = [
     ("no-trace-id", lambda d: d.pop("trace_id"), [f"{F}: /trace_id: trace_id is required: Id of this trace."]),
     ("no-events", lambda d: d.update(events=[]), [f"{F}: /events: events must hold at least 1 item"]),
-    ("unknown-top", lambda d: d.update(extra=1), [f"{F}: /extra: trace has an unknown field 'extra'; allowed fields are schema_version, trace_id, task_id, system, topology, events, edges, rewards, costs, metrics, attributions, metadata"]),
+    ("unknown-top", lambda d: d.update(extra=1), [f"{F}: /extra: trace has an unknown field 'extra'; allowed fields are schema_version, trace_id, task_id, system, topology, events, edges, rewards, costs, metrics, ablation, attributions, metadata"]),
     ("wrong-type-t", lambda d: d["events"][2].update(t="2"), [f"{F}: /events/2/t: t must be a number, not the string '2'"]),
     ("negative-t", lambda d: d["events"][2].update(t=-1), [f"{F}: /events/2/t: t must be at least 0, not -1"]),
     ("unknown-type", lambda d: d["events"][1].update(type="spwan"), [f"{F}: /events/1/type: type must be one of 'orchestrator_decision', 'spawn', 'despawn', 'message', 'tool_call', 'tool_result', 'return', 'aggregate', 'human_intervention' or 'safety_event', not the string 'spwan' (did you mean 'spawn'?)"]),

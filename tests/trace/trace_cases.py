@@ -6,7 +6,8 @@ by tool actors, messages, interventions by people and monitors outside the team,
 spawner, a closing aggregate; edges always run from an earlier-made event to a later one, times
 never decrease along them and are often equal (so equal-time edges are exercised); optional fields
 are drawn at random and kept consistent; the event and edge lists may be shuffled. Tools come from a
-short list or a long one (more than 16 names, which the validator handles differently), and an
+short list or a long one (more than 16 names, which the validator handles differently), an agent
+may ask for several tools at once (a fan of calls following the same event, read together), and an
 agent may invoke work as a tool: a tool call whose span encloses nested events (``parent`` set to
 the call, edges from it), each with its own tokens, before the tool answers.
 """
@@ -74,7 +75,7 @@ def valid_traces(draw: st.DrawFn) -> dict[str, Any]:
         last[name], spawner[name], spawn_of[name] = spawn, parent, spawn
     for _ in range(draw(st.integers(0, 10))):
         agent = draw(st.sampled_from(sorted(last)))
-        action = draw(st.sampled_from(["tool", "message", "decision", "external", "nested"]))
+        action = draw(st.sampled_from(["tool", "message", "decision", "external", "nested", "fan"]))
         first_kind = "spawn" if last[agent] == spawn_of.get(agent) else "causal"
         parent_field = {"parent": spawn_of[agent]} if agent in spawn_of and draw(st.booleans()) else {}
         if action == "nested":  # a call whose span encloses work done for it, then the tool's answer
@@ -97,6 +98,20 @@ def valid_traces(draw: st.DrawFn) -> dict[str, Any]:
             result = add("tool_result", tool, clock[0], tool=tool, trusted=False)
             link(previous, result, "return")
             made.append(result)
+        elif action == "fan":  # tools one answer asks for together, each answered; the agent reads them all
+            start = tick()
+            named = draw(st.lists(st.sampled_from(tools), min_size=2, max_size=3))
+            calls = [add("tool_call", agent, start, tool=tool, **parent_field) for tool in named]
+            for call in calls:
+                link(last[agent], call, first_kind)
+            results = []
+            for call, tool in zip(calls, named, strict=True):
+                results.append(add("tool_result", tool, tick(), tool=tool, trusted=False))
+                link(call, results[-1], "return")
+            joined = add("orchestrator_decision", agent, tick(), **parent_field)
+            for result in results:
+                link(result, joined, "causal")
+            made = [*calls, *results, joined]
         elif action == "tool":
             tool = draw(st.sampled_from(tools))
             call = add("tool_call", agent, tick(), tool=tool, **parent_field)

@@ -137,6 +137,74 @@ def trace_targets(work: Path) -> list[Target]:
     ]
 
 
+# The credit and export benchmarks: collections of runs of 8 agents (a lead spawns each, each asks
+# a model once). Group over tasks of 8 runs; Shapley from a run of every coalition of the 8 (255 per
+# task, 39 tasks); export of 100,000 model calls (12,500 runs) with their messages beside them.
+CREDIT_RUNS, CREDIT_SMALL, CREDIT_AGENTS, EXPORT_RUNS = 10_000, 2_500, 8, 12_500
+CREDIT_MIB = 512  # the same memory budget at 2,500 runs and at 10,000: memory must not grow with them
+
+
+def _runs(folder: Path, kind: str, runs: int) -> Callable[[], None]:
+    """Write a collection once (untimed, in a child process): see masrl.trace._generate.write_collection."""
+
+    def make() -> None:
+        if not (folder / "done").exists():
+            _in_child(
+                "from pathlib import Path; from masrl.trace._generate import write_collection; "
+                f"write_collection({str(folder)!r}, {kind!r}, {runs}, {CREDIT_AGENTS}); "
+                f"(Path({str(folder)!r}) / 'done').write_text('')"
+            )
+
+    return make
+
+
+def credit_targets(work: Path) -> list[Target]:
+    small, group, shapley, export = (work / f"credit-{n}" for n in ("small", "group", "shapley", "export"))
+    credit = ("trace", "credit")
+    return [
+        Target(
+            f"trace credit group: {CREDIT_SMALL:,} runs of {CREDIT_AGENTS} agents (memory reference)",
+            masrl_argv(*credit, str(small), "--unit", "agent", "--method", "group"),
+            work,
+            budget_s=60.0,
+            budget_mib=CREDIT_MIB,
+            setup=_runs(small, "group", CREDIT_SMALL),
+        ),
+        Target(
+            f"trace credit group: {CREDIT_RUNS:,} runs of {CREDIT_AGENTS} agents",
+            masrl_argv(*credit, str(group), "--unit", "agent", "--method", "group"),
+            work,
+            budget_s=60.0,
+            budget_mib=CREDIT_MIB,
+            setup=_runs(group, "group", CREDIT_RUNS),
+        ),
+        Target(
+            f"trace credit shapley, 256 orders: ~{CREDIT_RUNS:,} runs of {CREDIT_AGENTS} agents (every coalition)",
+            masrl_argv(*credit, str(shapley), "--unit", "agent", "--method", "shapley", "--samples", "256"),
+            work,
+            budget_s=60.0,
+            budget_mib=CREDIT_MIB,
+            setup=_runs(shapley, "shapley", CREDIT_RUNS),
+        ),
+        Target(
+            f"trace export transitions: {EXPORT_RUNS * CREDIT_AGENTS:,} samples to Parquet",
+            masrl_argv("trace", "export", str(export), "--to", "transitions", "-o", str(work / "samples.parquet")),
+            work,
+            budget_s=30.0,
+            budget_mib=1024,
+            setup=_runs(export, "export", EXPORT_RUNS),
+        ),
+        Target(
+            f"trace export dpo: {EXPORT_RUNS * CREDIT_AGENTS:,} samples paired to JSON Lines",
+            masrl_argv("trace", "export", str(export), "--to", "dpo", "-o", str(work / "pairs.jsonl")),
+            work,
+            budget_s=30.0,
+            budget_mib=1024,
+            setup=_runs(export, "export", EXPORT_RUNS),
+        ),
+    ]
+
+
 # The OpenTelemetry import benchmark: about 100 MB of OTLP/JSON, 100 runs of an orchestrator and
 # 10 sub-agents with 68 rounds of a model call and a tool call each (138,300 spans).
 OTEL_TRACES, OTEL_AGENTS, OTEL_ROUNDS, OTEL_SEED = 100, 10, 68, 7
@@ -343,6 +411,7 @@ def all_targets(root: Path, work: Path, size: int) -> list[Target]:
         ),
         *site_targets(at),
         *trace_targets(work),
+        *credit_targets(work),
         *otel_targets(work),
         *rank_targets(at),
     ]

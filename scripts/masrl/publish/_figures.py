@@ -643,3 +643,37 @@ def _swimlanes(data: dict[str, Any]) -> Any:
     ax.set_title(data["title"], loc="left", color=INK)
     ax.legend(frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return fig
+
+
+def credit_spec(name: str, title: str, refs: list[str], methods: dict[str, list[float]]) -> FigureSpec:
+    """Grouped bars: the credit each method gives each unit of a run (a colour per method)."""
+    listed = ", ".join(methods)
+    return FigureSpec(
+        name,
+        title,
+        f"Bar chart of the credit that {listed} give each of {len(refs)} units of one run.",
+        {"title": title, "refs": refs, "methods": methods},
+        _grouped_bars,
+    )
+
+
+def _grouped_bars(data: dict[str, Any]) -> Any:
+    refs, methods = data["refs"], data["methods"]
+    fig = _figure(8.0, 3.2)
+    ax = fig.add_subplot()
+    width = 0.8 / max(1, len(methods))
+    for k, (method, values) in enumerate(methods.items()):
+        positions = [i + (k - (len(methods) - 1) / 2) * width for i in range(len(refs))]
+        ax.bar(positions, values, width=width * 0.95, color=PALETTE[k % len(PALETTE)], label=method)
+    ax.axhline(0, color=MUTED, lw=0.8)
+    ax.set_xticks(
+        list(range(len(refs))),
+        refs,
+        fontsize=7,
+        rotation=30 if len(refs) > 6 else 0,
+        ha="right" if len(refs) > 6 else "center",
+    )
+    ax.set_ylabel("credit")
+    ax.set_title(data["title"], loc="left", color=INK)
+    ax.legend(fontsize=7, frameon=False, ncols=min(len(methods), 5), loc="upper right")
+    return fig

@@ -274,6 +274,8 @@ def render_site(
                 kind=name,
                 members=members,
                 reward_types=[r for r in tax[v.REWARD_TYPE].values if r.family == value.id],
+                credit=(traces or {}).get("credit", {}) if name == "credit_unit" else {},
+                credit_example=CREDIT_EXAMPLE,
             )
     page(
         "statistics.md",
@@ -676,4 +678,147 @@ def trace_pages(root: Path) -> tuple[dict[str, Any], list[Any]]:
         "api_example": api.EXAMPLE,
         "examples": examples,
     }
-    return context, specs
+    credit, credit_specs = credit_examples(root)
+    context["credit"] = credit
+    context["credit_methods"] = _credit_methods()
+    return context, specs + credit_specs
+
+
+def _credit_methods() -> dict[str, Any]:
+    from masrl.trace import _credit, _export
+
+    return {
+        "meanings": _credit.METHODS,
+        "units": _credit.METHOD_UNITS,
+        "unit_names": _credit.UNIT_NAMES,
+        "formats": _export.COLUMNS,
+        "trl": _export.TRL_DOC,
+    }
+
+
+CREDIT_EXAMPLE = "traces/crewai-crew"  # three runs of one CrewAI crew: the taxonomy's worked example of credit
+CREDIT_FIRST = "openinference"  # the run whose credit the pages show
+CREDIT_ROWS = 16  # units drawn in a figure; the table lists all
+
+
+def credit_examples(root: Path) -> tuple[dict[str, Any], list[Any]]:
+    """The worked example of each credit unit's taxonomy page, and its figures.
+
+    The runs in :data:`CREDIT_EXAMPLE` are validated; for each unit, every method that applies
+    credits the first run (group compares it with the other two, as runs of one task), and a
+    method the runs cannot feed shows the message ``masrl trace credit`` gives. Token credit is
+    shown summed per event.
+    """
+    from masrl.publish import _figures
+    from masrl.publish._errors import BuildError
+    from masrl.trace import _credit, _validate
+
+    folder = root / CREDIT_EXAMPLE
+    paths = sorted(folder.glob("*.json"))
+    if not paths:
+        return {}, []
+    runs = {}
+    for path in paths:
+        shown = f"{CREDIT_EXAMPLE}/{path.name}"
+        checked = _validate.validate_file(path, shown)
+        if not checked.ok or checked.trace is None or checked.graph is None:
+            listed = "\n".join(str(p) for p in checked.problems)
+            raise BuildError([], 0, f"the credit example {shown} does not validate:\n{listed}")
+        runs[path.stem] = checked
+    first = runs.get(CREDIT_FIRST) or next(iter(runs.values()))
+    trace: Any = first.trace
+    graph: Any = first.graph
+    channel, reward = next(iter(trace.rewards.items()))
+    out: dict[str, Any] = {}
+    specs = []
+    base = {
+        "run": trace.trace_id,
+        "channel": channel,
+        "reward": reward,
+        "runs": {name: _reward(c, channel) for name, c in runs.items()},
+    }
+    for unit in _credit.UNIT_NAMES:
+        try:
+            found = _credit.units(trace, graph, unit)
+        except _credit.Refused as exc:
+            out[unit] = {**base, "missing": str(exc)}
+            continue
+        methods: dict[str, list[float]] = {}
+        refused: dict[str, str] = {}
+        for method in _credit.METHODS:
+            if unit not in _credit.METHOD_UNITS[method]:
+                continue
+            if method in _credit.RUN_METHODS:
+                methods[method] = _credit.run_credit(trace, graph, found, method, reward)
+                continue
+            try:
+                methods[method] = _task_values(runs, first, found, unit, method, channel)
+            except _credit.Refused as exc:
+                refused[method] = str(exc)
+        refs, values = _shown_units(found, methods, graph)
+        name = f"credit-{_slug(unit)}"
+        spec = _figures.credit_spec(
+            name, f"Credit per {_credit.UNIT_NAMES[unit]}, one CrewAI run", refs[:CREDIT_ROWS],
+            {k: v[:CREDIT_ROWS] for k, v in values.items()},
+        )  # fmt: skip
+        specs.append(spec)
+        out[unit] = {
+            **base,
+            "missing": None,
+            "methods": list(values),
+            "table": [[ref, *(str(values[m][k]) for m in values)] for k, ref in enumerate(refs)],
+            "refused": refused,
+            "figure": spec,
+        }
+    return out, specs
+
+
+def _task_values(
+    runs: dict[str, Any], first: Any, found: list[Any], unit: str, method: str, channel: str
+) -> list[float]:
+    """The credit a method comparing runs gives the first run's units, the runs taken as one task's."""
+    from masrl.trace import _credit
+
+    player = unit if unit in _credit.PLAYER_UNITS else "agent"
+    task_runs = []
+    for checked in runs.values():
+        players = [] if unit == "team" else [str(u.ref) for u in _credit.units(checked.trace, checked.graph, player)]
+        task_runs.append(_credit.Run(_reward(checked, channel), tuple(players)))
+    credit = _credit.task_credit(task_runs, method, task=str(first.trace.task_id))
+    values = credit[list(runs.values()).index(first)] or {}
+    if unit == "team":
+        return [values[None]]
+    if unit in _credit.EVENT_UNITS:
+        return [values.get(first.graph.agents[u.events[0]], values[None]) for u in found]
+    return [values[u.ref] for u in found]
+
+
+def _reward(checked: Any, channel: str) -> float:
+    rewards: dict[str, float] = checked.trace.rewards
+    return rewards[channel]
+
+
+def _shown_units(
+    found: list[Any], methods: dict[str, list[float]], graph: Any
+) -> tuple[list[str], dict[str, list[float]]]:
+    """Units as the page names them, and each method's values; tokens summed per event."""
+    if not found or found[0].index is None:
+        refs = [("the team" if u.ref is None else u.ref) + _who(u, graph) for u in found]
+        return refs, {k: [round(x, 4) for x in v] for k, v in methods.items()}
+    order: list[str] = []
+    sums: dict[str, dict[str, float]] = {}
+    for k, u in enumerate(found):
+        label = f"{u.ref} ({u.of} tokens)"
+        if label not in sums:
+            order.append(label)
+            sums[label] = {}
+        for method, values in methods.items():
+            sums[label][method] = sums[label].get(method, 0.0) + values[k]
+    return order, {method: [round(sums[r][method], 4) for r in order] for method in methods}
+
+
+def _who(u: Any, graph: Any) -> str:
+    """For an event's unit, whose event it is."""
+    if u.ref is None or u.ref not in graph.index or len(u.events) != 1 or u.ref in graph.first_act:
+        return ""
+    return f" ({graph.agents[u.events[0]]})"

@@ -1,4 +1,5 @@
-"""Orchestration traces: the schema, a validator that checks the event graph, metrics, diagrams, importers.
+"""Orchestration traces: the schema, a validator that checks the event graph, metrics, diagrams, importers,
+credit assignment (``masrl trace credit``) and training data (``masrl trace export``).
 
 A trace records one run of a team of agents as timed events (decisions, spawns, messages, tool calls
 and results, returns, aggregation, human and safety events) joined by typed edges, with the rewards

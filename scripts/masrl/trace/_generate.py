@@ -319,3 +319,111 @@ def original(trace: m.Trace) -> bytes:
         m.OriginalEdge(src=e.src, dst=e.dst, type="temporal" if e.type == "causal" else e.type) for e in trace.edges
     ]
     return msgspec.json.encode(msgspec.structs.replace(trace, schema_version=msgspec.UNSET, edges=edges))
+
+
+# ---------------------------------------------------------------------------------------------
+# Collections of team runs, for the credit and export benchmarks
+
+
+def team_run(
+    name: str,
+    task: str,
+    agents: list[str],
+    reward: float,
+    *,
+    removed: list[str] | None = None,
+    advantage: float | None = None,
+) -> tuple[bytes, str]:
+    """One run of *task*: a lead spawns each of *agents*, and each asks a model once, its messages
+    kept beside the trace. Returns the trace's bytes and its side store's text. *removed* marks an
+    ablation run; *advantage* credits every agent with it (method group) on channel team."""
+    from masrl.trace import _content
+
+    events: list[dict[str, object]] = [{"id": "e0", "t": 0, "type": "orchestrator_decision", "agent": "lead"}]
+    edges = []
+    store = {}
+    for k, agent in enumerate(agents):
+        record = {
+            "input": [
+                {"role": "system", "content": f"You are {agent}, one of the team for {task}."},
+                {"role": "user", "content": f"Do your part of {task}."},
+            ],
+            "output": [{"role": "assistant", "content": f"{agent} did its part of {task} in run {name}."}],
+        }
+        ref = _content.ref_of(record)
+        store[ref] = record
+        events.append({"id": f"s{k}", "t": 1 + 2 * k, "type": "spawn", "agent": "lead", "to": agent})
+        events.append(
+            {
+                "id": f"m{k}",
+                "t": 2 + 2 * k,
+                "type": "message",
+                "agent": agent,
+                "to": "model",
+                "content_ref": ref,
+                "tokens": {"input": 40, "output": 12},
+            }
+        )
+        edges += [{"src": "e0", "dst": f"s{k}", "type": "spawn"}, {"src": f"s{k}", "dst": f"m{k}", "type": "spawn"}]
+    doc: dict[str, object] = {
+        "schema_version": m.SCHEMA_VERSION,
+        "trace_id": name,
+        "task_id": task,
+        "events": events,
+        "edges": edges,
+        "rewards": {"team": reward},
+    }
+    if removed:
+        doc["ablation"] = {"agents": removed}
+    if advantage is not None:
+        doc["attributions"] = [
+            {"unit": "agent", "ref": a, "channel": "team", "value": advantage, "method": "group"} for a in agents
+        ]
+    return msgspec.json.encode(doc), _content.store_text(store)
+
+
+def write_collection(folder: str, kind: str, runs: int, agents: int = 8, *, seed: int = 0) -> int:
+    """Write a collection of about *runs* team runs of *agents* agents to *folder*; returns how many.
+
+    *kind* ``group``: tasks of 8 runs each, rewards drawn at random; ``shapley``: per task, a run
+    of every coalition of the agents (the full team and 2^agents - 2 ablation runs; the lead is in
+    all), the team's reward the sum of its members' worths, so whole tasks of 2^agents - 1 runs up
+    to *runs*; ``export``: like group, every agent already credited, messages kept beside each run.
+    """
+    from itertools import combinations
+    from pathlib import Path
+
+    rng = random.Random(seed)
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    names = [f"agent{k}" for k in range(agents)]
+    written = 0
+
+    def put(name: str, data: tuple[bytes, str], store: bool) -> None:
+        (out / f"{name}.json").write_bytes(data[0])
+        if store:
+            (out / f"{name}.content.jsonl").write_text(data[1], encoding="utf-8")
+
+    if kind == "shapley":
+        per_task = 2**agents - 1
+        for t in range(max(1, runs // per_task)):
+            worth = {a: rng.random() for a in names}
+            for size in range(1, agents + 1):
+                for members in combinations(names, size):
+                    left = [a for a in names if a not in members]
+                    reward = sum(worth[a] for a in members)
+                    name = f"t{t:04d}-{written:06d}"
+                    put(name, team_run(name, f"task{t}", list(members), reward, removed=left or None), False)
+                    written += 1
+        return written
+    for k in range(runs):
+        task = f"task{k // 8}"
+        reward = rng.random()
+        name = f"run{k:06d}"
+        put(
+            name,
+            team_run(name, task, names, reward, advantage=reward - 0.5 if kind == "export" else None),
+            kind == "export",
+        )
+        written += 1
+    return written

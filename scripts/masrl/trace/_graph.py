@@ -22,6 +22,9 @@ broken rule yields a (JSON Pointer, message) pair; nothing raises or prints.
    edge from one of its events to one of the returner's).
 10. Attributions name real units: an event (of the right type) for token, turn, message and tool;
     an agent for agent and orchestrator; a role in use for role; ``index`` only for tokens.
+11. An ablation run (``ablation``) names what it leaves out, has a ``task_id`` (it is compared with
+    the full team's runs of that task), and nothing it leaves out acts in it: no event of a removed
+    agent, no event carrying a removed role.
 
 Rules 1 and 2 are the survey's original validator's own. A trace without ``schema_version`` is
 read under the original format, which checks nothing else: there rules 3 to 10 give warnings, not
@@ -172,6 +175,7 @@ def check(
         *_senders(graph),
         *_returns(trace, graph),
         *_attributions(trace, graph),
+        *_ablation(trace, graph),
     ]
     findings = edges() if edges is not None else None
     if findings is None:
@@ -522,6 +526,39 @@ def _attributions(trace: m.AnyTrace, g: Graph) -> Iterator[Found]:
                 roles = {e.role for e in g.events if e.role is not UNSET}
             if a.ref not in roles:
                 yield where, f"ref {a.ref!r} is not a role of any event; unit role names a role in use"
+
+
+def _ablation(trace: m.AnyTrace, g: Graph) -> Iterator[Found]:
+    ablation = trace.ablation
+    if ablation is UNSET:
+        return
+    if ablation.agents is UNSET and ablation.roles is UNSET:
+        yield pointer("ablation"), "ablation must name the agents or the roles the run leaves out"
+    if trace.task_id is UNSET:
+        yield (
+            pointer("ablation"),
+            "an ablation run needs a task_id: it is compared with the full team's runs of the same task",
+        )
+    for k, agent in enumerate([] if ablation.agents is UNSET else ablation.agents):
+        i = g.first_act.get(agent)
+        if i is not None:
+            yield (
+                pointer("ablation", "agents", k),
+                f"agent {agent!r} acts in this run (event {g.ids[i]!r}), yet the ablation leaves it out",
+            )
+    roles = [] if ablation.roles is UNSET else ablation.roles
+    removed = set(roles)
+    if removed:
+        used: dict[str, int] = {}
+        for i, e in enumerate(g.events):
+            if e.role in removed and e.role not in used:
+                used[e.role] = i
+        for k, role in enumerate(roles):
+            if role in used:
+                yield (
+                    pointer("ablation", "roles", k),
+                    f"role {role!r} is carried by event {g.ids[used[role]]!r}, yet the ablation leaves it out",
+                )
 
 
 _REF_NAMES = {

@@ -6,7 +6,8 @@ from it, and ``masrl trace metrics --help`` points there). The definitions in sh
 * counts: events, agents (tools not counted), tools, spawns, messages, tool calls, events by type;
 * fan-out and spawn depth, from spawn events;
 * ``critical_steps``, the number of events on the longest path through the event graph, and
-  ``parallel_speedup`` = events / critical_steps;
+  ``parallel_speedup`` = steps / critical_steps, where steps are the events with the tool calls one
+  agent asks for together counted as one step (and their results as one);
 * the time-weighted critical path (the critical path method over event durations), the busy
   time and the makespan;
 * PARL-style critical steps per stage, after the Parallel-Agent RL of Kimi K2.5 (Kimi Team,
@@ -20,7 +21,7 @@ built, and returns one JSON-ready dict.
 Invariants, for every valid trace (tests/trace/test_trace_metrics.py checks them with hypothesis over
 random traces with events out of order, more than 16 tools and nested spans):
 
-* ``1 <= critical_steps <= events``, so ``parallel_speedup >= 1``; the critical path lists
+* ``1 <= critical_steps <= steps <= events``, so ``parallel_speedup >= 1``; the critical path lists
   ``critical_steps`` events;
 * ``critical_path_s <= makespan_s`` and ``critical_path_s <= busy_s`` (so ``time_speedup >= 1``):
   time covered by two events of a path counts once, so a tool call whose span encloses the work of
@@ -40,7 +41,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from itertools import compress, islice, repeat
 from operator import add, attrgetter, eq, is_not, le, lt
-from typing import Any
+from typing import Any, NamedTuple
 
 from msgspec import UNSET
 
@@ -70,9 +71,16 @@ METRIC_DEFINITIONS: dict[str, str] = {
         "with no edges is a path of one, so a trace without edges has 1."
     ),
     "critical_path": "The ids of the events on one longest path, in order.",
+    "steps": (
+        "Events, with each fan of tool calls asked for together counted as one call and one result: two or more "
+        "`tool_call` events of one agent that follow exactly the same events are one step of its turn, and so "
+        "are the results that follow them alone. A framework may run such calls one by one or at once (CrewAI "
+        "runs them on a thread pool); PARL counts one step per turn either way."
+    ),
     "parallel_speedup": (
-        "events / critical_steps: events done per step of the longest dependency chain; 1 for a run in which "
-        "every event waits for the one before."
+        "steps / critical_steps: steps done per step of the longest dependency chain; 1 for a run in which "
+        "every event waits for the one before, and for a run of one agent at a time, whatever tools it calls "
+        "together."
     ),
     "makespan_s": (
         "Wall time of the run: the latest finish minus the earliest start, where an event finishes at `end`, "
@@ -125,13 +133,14 @@ def compute(trace: m.AnyTrace, g: Graph) -> dict[str, Any]:
     events, ts, agents = g.events, g.ts, g.agents
     n = len(events)
     durations = _durations(events, ts)
-    roles = _roles(g)
+    roles = actor_kinds(g)
     by_type = Counter({kind.kind: len(g.of_kind(kind)) for kind in m.EVENT_CLASSES if g.of_kind(kind)})
     spawned: dict[str, set[str]] = defaultdict(set)
     for i in g.of_kind(m.Spawn):
         if events[i].to:  # optional only in the original format
             spawned[agents[i]].add(events[i].to)
-    steps, path, critical_s = _critical_paths(trace, g, durations)
+    found = _critical_paths(trace, g, durations)
+    steps, path, critical_s = found.top, found.path, found.covered
     finishes = max(map(add, ts, durations))
     busy = math.fsum(durations)
     stages = _stages(events, roles, agents)
@@ -140,6 +149,7 @@ def compute(trace: m.AnyTrace, g: Graph) -> dict[str, Any]:
     out: dict[str, Any] = {
         "trace_id": trace.trace_id,
         "events": n,
+        "steps": found.steps,
         "agents": sum(1 for kind in roles.values() if kind in (ROOT, SUB_AGENT)),
         "tools": len(tools),
         "spawns": len(g.of_kind(m.Spawn)),
@@ -149,7 +159,7 @@ def compute(trace: m.AnyTrace, g: Graph) -> dict[str, Any]:
         "tool_calls": by_type.get("tool_call", 0),
         "by_type": {kind: by_type[kind] for kind in m.EVENT_TYPES if kind in by_type},
         "critical_steps": steps,
-        "parallel_speedup": _round(n / steps),
+        "parallel_speedup": _round(found.steps / steps),
         "makespan_s": _seconds(finishes - min(ts)),
         "busy_s": _seconds(busy),
         "timed_events": n - sum(1 for e in events if e.duration is UNSET and e.end is UNSET),
@@ -176,15 +186,15 @@ def summary(trace: m.AnyTrace, g: Graph) -> dict[str, Any]:
     events, ts = g.events, g.ts
     n = len(events)
     durations = _durations(events, ts)
-    steps = _critical_paths(trace, g, durations)[0]
-    roles = _roles(g)
+    found = _critical_paths(trace, g, durations)
+    roles = actor_kinds(g)
     counted = [e.tokens for e in events if e.tokens is not UNSET]
     usd = [e.cost["usd"] for e in events if e.cost is not UNSET and "usd" in e.cost]
     return {
         "events": n,
         "agents": sum(1 for kind in roles.values() if kind in (ROOT, SUB_AGENT)),
-        "critical_steps": steps,
-        "parallel_speedup": _round(n / steps),
+        "critical_steps": found.top,
+        "parallel_speedup": _round(found.steps / found.top),
         "makespan_s": _seconds(max(map(add, ts, durations)) - min(ts)),
         "tokens": int(
             sum((0 if t.input is UNSET else t.input) + (0 if t.output is UNSET else t.output) for t in counted)
@@ -221,7 +231,7 @@ def _durations(events: list[Any], ts: list[float]) -> list[float]:
     ]
 
 
-def _roles(g: Graph) -> dict[str, str]:
+def actor_kinds(g: Graph) -> dict[str, str]:
     """Each actor's kind: root, sub-agent, tool or external (see METRIC_DEFINITIONS["per_agent"])."""
     start = min(g.ts)
     acting = g.acting
@@ -247,8 +257,27 @@ def _depth(g: Graph) -> int:
     return max(depth.values(), default=0)
 
 
-def _critical_paths(trace: m.AnyTrace, g: Graph, durations: list[float]) -> tuple[int, list[str], float]:
-    """Longest path by events (with one such path) and by time covered.
+def depths(trace: m.AnyTrace, g: Graph) -> tuple[list[int], list[str]]:
+    """For each event, the number of events on the longest path that ends with it (1 for an event
+    nothing leads to), and the ids of one longest path of the trace: the critical path.
+
+    An event's depth is the step of the run it could be taken at, at the earliest, if everything
+    ran as soon as what it depends on was done; credit discounted along the graph counts from it.
+    """
+    found = _critical_paths(trace, g, _durations(g.events, g.ts))
+    return found.depth, found.path
+
+
+class _Paths(NamedTuple):
+    top: int  # events on the longest path
+    path: list[str]  # the ids of one longest path
+    covered: float  # the most time covered by one path
+    depth: list[int]  # each event's: the events of the longest path that ends with it
+    steps: int  # the events, with each fan of tool calls asked for together counted as one call and one result
+
+
+def _critical_paths(trace: m.AnyTrace, g: Graph, durations: list[float]) -> _Paths:
+    """Longest path by events (with one such path) and by time covered, each event's depth, and the steps.
 
     Both are dynamic programmes over a topological order. Time order is one, except between events
     of equal ``t`` joined by an edge; those events are ordered by their depth among equal-time
@@ -267,6 +296,7 @@ def _critical_paths(trace: m.AnyTrace, g: Graph, durations: list[float]) -> tupl
     src = lookup(g.index, list(map(attrgetter("src"), edges)))
     dst = lookup(g.index, list(map(attrgetter("dst"), edges)))
     ts = g.ts
+    work = n - _fanned(g, src, dst)
     level = {} if g.forward else _equal_time_levels(src, dst, ts)
     if g.in_order and not level and g.forward:
         dst_rank = dst  # the position of an event is its rank
@@ -308,7 +338,47 @@ def _critical_paths(trace: m.AnyTrace, g: Graph, durations: list[float]) -> tupl
         path.append(g.ids[last])
         last = best[last]
     path.reverse()
-    return top, path, max(covered)
+    return _Paths(top, path, max(covered), steps, work)
+
+
+def _fanned(g: Graph, src: Sequence[int], dst: Sequence[int]) -> int:
+    """Events that one step holds besides its first call and first result: in each fan of tool
+    calls asked for together (two or more ``tool_call`` events of one agent that follow exactly the
+    same events), every call but one and every result that follows a call of the fan alone but one.
+
+    A model's answer may ask for several tools at once; frameworks run them one by one or side by
+    side (CrewAI 1.x runs them on a thread pool), but either way they are one step of that
+    agent's turn, as PARL counts one step per turn.
+    """
+    calls = g.of_kind(m.ToolCall)
+    if len(calls) < 2:
+        return 0
+    is_call = [False] * len(g.events)
+    for i in calls:
+        is_call[i] = True
+    before: dict[int, list[int]] = defaultdict(list)
+    for s, d in compress(zip(src, dst, strict=True), map(is_call.__getitem__, dst)):
+        before[d].append(s)
+    fans: dict[tuple[str, frozenset[int]], list[int]] = defaultdict(list)
+    for d, sources in before.items():
+        fans[(g.agents[d], frozenset(sources))].append(d)
+    grouped = [group for group in fans.values() if len(group) > 1]
+    if not grouped:
+        return 0
+    fan_of = {call: k for k, group in enumerate(grouped) for call in group}
+    # A result counts with its fan's when it follows its call alone (no sub-agent's work inside the
+    # call leads to it): then no path holds two of them, nor two calls of a fan, so the critical
+    # path never holds more events than there are steps.
+    into: dict[int, list[int]] = defaultdict(list)
+    kinds = g.kinds
+    for s, d in zip(src, dst, strict=True):
+        if kinds[d] is m.ToolResult:
+            into[d].append(s)
+    results: dict[int, int] = defaultdict(int)
+    for sources in into.values():
+        if len(sources) == 1 and sources[0] in fan_of:
+            results[fan_of[sources[0]]] += 1
+    return sum(len(group) - 1 for group in grouped) + sum(count - 1 for count in results.values())
 
 
 def _equal_time_levels(src: Sequence[int], dst: Sequence[int], ts: list[float]) -> dict[int, int]:

@@ -324,6 +324,44 @@ class Attribution(Struct, kw_only=True, forbid_unknown_fields=True, gc=False):
     )
     channel: Annotated[Text, _doc("The reward channel this share belongs to, as named in `rewards`.")]
     value: Annotated[Number, _doc("The reward given to the unit; any finite number.")]
+    method: (
+        Annotated[
+            Text,
+            _doc(
+                "How the value was computed, such as a method of `masrl trace credit` (broadcast, split, "
+                "discounted, critical-path, group, leave-one-out, shapley); not given: not recorded."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+class Ablation(Struct, kw_only=True, forbid_unknown_fields=True, gc=False, omit_defaults=True):
+    """What this run leaves out of the team: a counterfactual run of the same task, to measure what the rest adds."""
+
+    agents: (
+        Annotated[
+            list[Text],
+            Meta(min_length=1),
+            _doc("Agents of the full team that this run leaves out; none of them may act in it."),
+        ]
+        | UnsetType
+    ) = UNSET
+    roles: (
+        Annotated[
+            list[Text],
+            Meta(min_length=1),
+            _doc("Roles of the full team that this run leaves out; no event of the run may carry one of them."),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+_ABLATION_DOC = (
+    "Marks a counterfactual run: the same task_id as the full team's runs, with the agents or roles named "
+    "here left out. Leave-one-out and Shapley credit compare such runs with the full team's; a run without "
+    "ablation is a run of the full team."
+)
 
 
 class Trace(Struct, kw_only=True, forbid_unknown_fields=True, gc=False, omit_defaults=True):
@@ -380,6 +418,7 @@ class Trace(Struct, kw_only=True, forbid_unknown_fields=True, gc=False, omit_def
         Annotated[dict[str, Number], _doc("Outcome measures the run recorded, by name, such as task_success.")]
         | UnsetType
     ) = UNSET
+    ablation: Annotated[Ablation, _doc(_ABLATION_DOC)] | UnsetType = UNSET
     attributions: (
         Annotated[list[Attribution], _doc("Rewards attributed to units of the run (token, turn, ..., team).")]
         | UnsetType
@@ -498,6 +537,7 @@ class OriginalTrace(Struct, kw_only=True, forbid_unknown_fields=True, gc=False, 
         Annotated[dict[str, NonNegative], _doc("Totals the run recorded, by name, each non-negative.")] | UnsetType
     ) = UNSET
     metrics: Annotated[dict[str, Number], _doc("Outcome measures the run recorded, by name.")] | UnsetType = UNSET
+    ablation: Annotated[Ablation, _doc(_ABLATION_DOC)] | UnsetType = UNSET
     attributions: (
         Annotated[list[Attribution], _doc("Rewards attributed to units of the run (token, turn, ..., team).")]
         | UnsetType

@@ -79,6 +79,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
+from masrl.trace import _content
 from masrl.trace import _model as m
 from masrl.trace import _otel_frameworks as fw
 from masrl.trace._problems import pointer
@@ -144,6 +145,7 @@ class Span:
     children: list[Span] = field(default_factory=list)
     parent: Span | None = None
     usage_below: bool | None = None  # whether a span inside this one reports usage (computed once)
+    events: Any = None  # the span's events as read (message content may be there)
 
     @property
     def where(self) -> str:
@@ -188,6 +190,7 @@ class Imported:
     spans: int
     adjusted: int
     warnings: list[str] = field(default_factory=list)
+    content: dict[str, dict[str, Any]] = field(default_factory=dict)  # content_ref -> a model call's messages
 
 
 @dataclass
@@ -351,6 +354,7 @@ def _span(raw: Any, place: tuple[str, int, int, int], broken: list[Unmapped]) ->
         broken.append(Unmapped(where(), span_id, shown_name, None, f"{OPERATION} must be a string"))
         return None
     span = Span(place, trace_id, span_id, parent, shown_name, start, max(start, end), attributes)
+    span.events = raw.get("events")
     _outcome(span, raw.get("status"), raw.get("events"))
     return span
 
@@ -621,8 +625,9 @@ class _Handoff:
 class _Builder:
     """Collects events and edges while the span tree is walked."""
 
-    def __init__(self, t0: int, fallback: str) -> None:
+    def __init__(self, t0: int, fallback: str, content: bool = False) -> None:
         self.t0 = t0
+        self.content: dict[str, dict[str, Any]] | None = {} if content else None  # content_ref -> messages
         self.fallback = fallback  # who acts in a model or tool span outside any agent's work
         self.events: list[m.Event] = []
         self.made = 0  # events made, for their temporary ids
@@ -637,6 +642,7 @@ class _Builder:
         self.node_ids: dict[str, str] = {}  # OpenInference graph node ids of the agents met
         self.closings: dict[int, dict[str, Any]] = {}  # fields of each top-level agent's closing event
         self.unmapped: list[Unmapped] = []
+        self.rewards: list[tuple[int, dict[str, float]]] = []  # reward spans met: (start, channel -> value)
         self.warnings: list[str] = []
         self.adjusted = 0
         self.conventions: set[str] = set()
@@ -675,8 +681,17 @@ def group(spans: list[Span]) -> dict[str, list[Span]]:
     return dict(sorted(by_trace.items()))
 
 
-def convert(spans: list[Span], *, trace_id: str | None = None, system: str | None = None) -> Imported:
-    """The orchestration trace for *spans* (all of one OpenTelemetry trace; see *trace_id*)."""
+def convert(
+    spans: list[Span],
+    *,
+    trace_id: str | None = None,
+    system: str | None = None,
+    content: bool = False,
+    task: str | None = None,
+    rewards: dict[str, float] | None = None,
+) -> Imported:
+    """The orchestration trace for *spans* (all of one OpenTelemetry trace; see *trace_id*); with
+    *content*, the model calls' messages too (:attr:`Imported.content`)."""
     traces = group(spans)
     if not traces:
         raise OtelError("", "the export holds no span that can be read")
@@ -690,7 +705,7 @@ def convert(spans: list[Span], *, trace_id: str | None = None, system: str | Non
         trace_id = ids[0]
     elif trace_id not in traces:
         raise OtelError("", f"no span has traceId {trace_id!r}; the export holds {_listed(ids)}")
-    result = convert_trace(trace_id, traces[trace_id], system=system)
+    result = convert_trace(trace_id, traces[trace_id], system=system, content=content, task=task, rewards=rewards)
     if isinstance(result, Skipped):
         raise OtelError("", f"trace {trace_id} holds no span that maps to an event ({_reasons(result.unmapped)})")
     return result
@@ -711,8 +726,18 @@ def convert_all(spans: list[Span], *, system: str | None = None) -> Iterator[Imp
         yield convert_trace(trace_id, members, system=system)
 
 
-def convert_trace(trace_id: str, spans: list[Span], *, system: str | None = None) -> Imported | Skipped:
-    """The orchestration trace of one OpenTelemetry trace (*spans* all carry *trace_id*)."""
+def convert_trace(
+    trace_id: str,
+    spans: list[Span],
+    *,
+    system: str | None = None,
+    content: bool = False,
+    task: str | None = None,
+    rewards: dict[str, float] | None = None,
+) -> Imported | Skipped:
+    """The orchestration trace of one OpenTelemetry trace (*spans* all carry *trace_id*).
+
+    *task* becomes its ``task_id``; *rewards* its rewards, over those of reward spans."""
     for s in spans:
         s.children, s.parent, s.usage_below = [], None, None
     by_id = {s.span_id: s for s in spans}
@@ -727,12 +752,19 @@ def convert_trace(trace_id: str, spans: list[Span], *, system: str | None = None
     for s in spans:
         if len(s.children) > 1:
             _adopt(s)
-    b = _Builder(min(s.start for s in spans), system or "agent")
+    b = _Builder(min(s.start for s in spans), system or "agent", content)
     _walk(roots, b)
     if not b.events:
         return Skipped(trace_id, len(spans), b.unmapped)
     _close_run(b)
-    return Imported(_finish(b, trace_id, system, len(spans)), b.unmapped, len(spans), b.adjusted, b.warnings)
+    return Imported(
+        _finish(b, trace_id, system, len(spans), task, rewards),
+        b.unmapped,
+        len(spans),
+        b.adjusted,
+        b.warnings,
+        b.content or {},
+    )
 
 
 def _is_agent_span(span: Span) -> bool:
@@ -837,6 +869,11 @@ def _failure(span: Span) -> dict[str, Any]:
 
 def _events(span: Span, enclosing: _Node | None, b: _Builder) -> _Node | None:
     """The events of one span, or None (and a note of why) when it maps to none."""
+    rewards = fw.lightning_rewards(span.name, span.attributes)
+    if rewards is not None:
+        b.rewards.append((span.start, rewards))
+        b.skip(span, "an Agent Lightning reward span: its rewards are the trace's reward channels")
+        return None
     role = _role(span, enclosing.actor if enclosing else None)
     if role.kind is None:
         b.skip(span, role.reason)
@@ -897,7 +934,13 @@ def _events(span: Span, enclosing: _Node | None, b: _Builder) -> _Node | None:
     else:
         assert role.name is not None
         usage = _tokens(span)
-        extra = {"tokens": usage} if usage is not None else {}
+        extra: dict[str, Any] = {"tokens": usage} if usage is not None else {}
+        if b.content is not None:
+            record = _content.call_content(span.attributes, span.events)
+            if record is not None:
+                ref = _content.ref_of(record)
+                b.content[ref] = record
+                extra["content_ref"] = ref
         message = b.add(m.Message, t=start, end=end, agent=actor, to=role.name, **common, **extra, **_failure(span))
         node = _Node(span, message, None, actor, "causal")
     if enclosing is None:
@@ -1131,8 +1174,15 @@ def _close_run(b: _Builder) -> None:
         node.last = last
 
 
-def _finish(b: _Builder, trace_id: str, system: str | None, spans: int) -> m.Trace:
-    """Number the events in time order and assemble the trace."""
+def _finish(
+    b: _Builder, trace_id: str, system: str | None, spans: int, task: str | None, rewards: dict[str, float] | None
+) -> m.Trace:
+    """Number the events in time order and assemble the trace.
+
+    A reward span's channels are the run's rewards, the latest span's value of each channel
+    winning (the final reward, as Agent Lightning reads it); every reward span is listed, with its
+    time, in ``metadata.reward_spans``. *rewards* given on the command line win over them.
+    """
     order = sorted(range(len(b.events)), key=lambda k: (b.events[k].t, k))
     renamed = {b.events[k].id: f"e{n}" for n, k in enumerate(order, start=1)}
     events = [b.events[k] for k in order]
@@ -1155,6 +1205,16 @@ def _finish(b: _Builder, trace_id: str, system: str | None, spans: int) -> m.Tra
     if b.warnings:
         metadata["warnings"] = b.warnings
     fields: dict[str, Any] = {"system": system} if system else {}
+    channels: dict[str, float] = {}
+    for _, found in sorted(b.rewards, key=lambda r: r[0]):
+        channels.update(found)
+    if b.rewards:
+        metadata["reward_spans"] = [{"t": b.seconds(start), "rewards": found} for start, found in b.rewards]
+    channels.update(rewards or {})
+    if channels:
+        fields["rewards"] = channels
+    if task:
+        fields["task_id"] = task
     return m.Trace(
         schema_version="1.0",
         trace_id=trace_id,

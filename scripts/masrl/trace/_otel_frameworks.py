@@ -12,7 +12,11 @@ the recordings in tests/fixtures/otel/ were made with:
 * smolagents: the agent named by its AGENT span's name (``NAME.run``);
 * Google ADK: ``transfer_to_agent`` as a handoff; the ``(merged tools)`` span as no call;
 * LlamaIndex: ``current_agent_name`` of a ``run_agent_step`` span; the ``handoff`` tool;
-  ``_prepare_chat_with_tools`` as no model call.
+  ``_prepare_chat_with_tools`` as no model call;
+* Agent Lightning: its reward spans (``agentlightning.annotation``, written by ``emit_reward``)
+  carry the run's rewards as ``agentlightning.reward.N.name`` and ``agentlightning.reward.N.value``
+  (the first the primary one, named ``primary`` when a single number is emitted); its earlier
+  releases wrote one ``reward`` attribute. They become the trace's reward channels.
 """
 
 from __future__ import annotations
@@ -39,6 +43,11 @@ LLAMAINDEX_HANDOFF_TOOL = "handoff"  # AgentWorkflow's handoff tool (its argumen
 HANDOFF_TOOLS = frozenset({ADK_TRANSFER_TOOL, LLAMAINDEX_HANDOFF_TOOL})
 LLAMAINDEX_AGENT = re.compile(r"current_agent_name='([^'\\]+)'")  # as the step's input event is printed
 
+LIGHTNING_ANNOTATION = "agentlightning.annotation"  # the name of Agent Lightning's reward (annotation) spans
+LIGHTNING_REWARD = re.compile(r"agentlightning\.reward\.(\d+)\.(name|value)")
+LIGHTNING_LEGACY = "reward"  # the one attribute of a reward span before Agent Lightning 0.3
+LIGHTNING_PRIMARY = "primary"  # the channel of a reward emitted as a single number
+
 INPUT = "input.value"  # OpenInference: the span's input, often JSON
 TOOL_NAME = ("gen_ai.tool.name", "tool.name")  # the tool, by either convention
 TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"  # GenAI conventions: a call's arguments, when recorded
@@ -54,6 +63,26 @@ def agent_name(name: str, attributes: dict[str, Any]) -> str | None:
     if name.endswith(LLAMAINDEX_STEP):
         found = LLAMAINDEX_AGENT.search(str(attributes.get(INPUT, "")))
         return found.group(1) if found else None
+    return None
+
+
+def lightning_rewards(name: str, attributes: dict[str, Any]) -> dict[str, float] | None:
+    """The rewards an Agent Lightning reward span carries, by channel, or None for any other span."""
+    found: dict[int, dict[str, Any]] = {}
+    for key, value in attributes.items():
+        if key.startswith("agentlightning.reward."):
+            match = LIGHTNING_REWARD.fullmatch(key)
+            if match is not None:
+                found.setdefault(int(match.group(1)), {})[match.group(2)] = value
+    if found:
+        return {
+            str(d.get("name") or LIGHTNING_PRIMARY): float(d["value"])
+            for _, d in sorted(found.items())
+            if isinstance(d.get("value"), (int, float)) and not isinstance(d.get("value"), bool)
+        }
+    legacy = attributes.get(LIGHTNING_LEGACY)
+    if name == LIGHTNING_ANNOTATION and isinstance(legacy, (int, float)) and not isinstance(legacy, bool):
+        return {LIGHTNING_PRIMARY: float(legacy)}
     return None
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import msgspec
 
+from masrl.trace._content import store_text
 from masrl.trace._otel import Imported, Skipped, Span, Unmapped, convert_trace
 from masrl.trace._validate import validate_trace
 
@@ -31,6 +32,7 @@ class Outcome:
     path: Path | None = None  # where the trace goes (None: standard output)
     text: str | None = None  # the trace, validated and encoded
     staged: Path | None = None  # or the file in the staging folder that holds it
+    content: str | None = None  # its side store of message content (import --content), beside it
     refused: bool = False
     out: list[str] = field(default_factory=list)  # problems, for standard output
     err: list[str] = field(default_factory=list)  # reports, for standard error
@@ -68,10 +70,13 @@ def encode_one(shown: str, result: Imported | Skipped, output: Path | None) -> O
         return outcome
     outcome.path = output
     outcome.text = msgspec.json.format(msgspec.json.encode(result.trace), indent=2).decode("utf-8") + "\n"
+    if result.content:
+        outcome.content = store_text(result.content)
     outcome.err.append(
         f"trace {result.trace.trace_id}: {result.spans} spans as {len(result.trace.events)} events and "
         f"{len(result.trace.edges)} edges; {len(result.unmapped)} not mapped"
         + (f"; {result.adjusted} moved inside their parent span" if result.adjusted else "")
+        + (f"; the content of {len(result.content)} model calls kept beside it" if result.content else "")
     )
     return outcome
 
@@ -82,7 +87,14 @@ _SHARED: dict[str, Any] = {}
 
 def _job(trace_id: str) -> Outcome:
     shared = _SHARED
-    result = convert_trace(trace_id, shared["groups"][trace_id], system=shared["system"])
+    result = convert_trace(
+        trace_id,
+        shared["groups"][trace_id],
+        system=shared["system"],
+        content=shared["content"],
+        task=shared["task"],
+        rewards=shared["rewards"],
+    )
     outcome = encode_one(shared["shown"], result, shared["folder"] / f"{trace_id}.json")
     if outcome.text is not None and shared["staging"] is not None:  # a worker: hand back a file, not the text
         outcome.staged = shared["staging"] / f"{trace_id}.json"
@@ -99,12 +111,24 @@ def encode_folder(
     staging: Path,
     *,
     workers: int | None = None,
+    content: bool = False,
+    task: str | None = None,
+    rewards: dict[str, float] | None = None,
 ) -> Iterator[Outcome]:
     """Import every trace of *groups*, bound for *folder*, in trace order, on up to *workers* processes
     (which leave the traces they encode in *staging*, a folder on the same file system)."""
     workers = min(workers if workers is not None else (os.cpu_count() or 1), len(groups))
     parallel = workers > 1 and "fork" in multiprocessing.get_all_start_methods()
-    _SHARED.update(groups=groups, system=system, folder=folder, shown=shown, staging=staging if parallel else None)
+    _SHARED.update(
+        groups=groups,
+        system=system,
+        folder=folder,
+        shown=shown,
+        staging=staging if parallel else None,
+        content=content,
+        task=task,
+        rewards=rewards,
+    )
     try:
         if not parallel:
             yield from map(_job, groups)

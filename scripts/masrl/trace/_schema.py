@@ -34,6 +34,7 @@ DEFS: dict[type, str] = {
     m.Tokens: "tokens",
     m.Edge: "edge",
     m.Attribution: "attribution",
+    m.Ablation: "ablation",
     m.OriginalEdge: "original_edge",
 }
 EVENT_DEF = "event"

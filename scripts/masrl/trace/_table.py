@@ -43,7 +43,7 @@ COLUMN_MEANINGS: dict[str, str] = {
     "events": "Number of events.",
     "agents": "Number of agents of the team (tools and outside actors not counted).",
     "critical_steps": "Events on the longest path through the event graph.",
-    "parallel_speedup": "events / critical_steps.",
+    "parallel_speedup": "steps / critical_steps (tools one agent asks for together count as one step).",
     "makespan": "makespan_s: latest finish minus earliest start, in seconds.",
     "tokens": "Tokens summed over events; when no event counts tokens, the run's recorded costs.tokens.",
     "cost": "US dollars: per-event cost.usd summed; when no event has one, the run's recorded costs.usd.",

@@ -118,7 +118,8 @@ def metrics(files: tuple[Path, ...], as_json: bool, table: Path | None, strict: 
 
     Counts (events, agents, tools, spawns, messages, tool calls), maximum fan-out and spawn depth;
     critical_steps, the number of events on the longest path through the event graph, and
-    parallel_speedup = events / critical_steps; the time-weighted critical path (the most time
+    parallel_speedup = steps / critical_steps, where tools one agent asks for together count as
+    one step (a sequential crew has a speed-up of 1); the time-weighted critical path (the most time
     covered by the events of one path), busy time and makespan; PARL-style critical steps per stage
     (main agent's steps plus the longest sub-agent chain, after Kimi K2.5's Parallel-Agent RL);
     tokens, costs, a per-agent breakdown, and rewards by channel and credit unit. The exact
@@ -306,7 +307,30 @@ def import_group() -> None:
     help="Processes that import the traces of a folder import. More help on an idle machine with many "
     "cores; each forked process copies the pages of the spans it reads.",
 )
-def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going: bool, jobs: int | None) -> None:
+@click.option(
+    "--content",
+    is_flag=True,
+    help="Keep the model calls' messages beside each trace (run.json keeps run.content.jsonl), each call's "
+    "event naming them by content_ref; needs -o. Off by default: traces hold no content.",
+)
+@click.option("--task-id", "task", help="Set the imported traces' task_id: runs of one task are compared by credit.")
+@click.option(
+    "--reward",
+    "rewards",
+    multiple=True,
+    metavar="CHANNEL=VALUE",
+    help="Set a reward channel of the imported traces (repeatable), over any the spans carry.",
+)
+def import_otel(
+    file: Path,
+    output: str | None,
+    trace_id: str | None,
+    keep_going: bool,
+    jobs: int | None,
+    content: bool,
+    task: str | None,
+    rewards: tuple[str, ...],
+) -> None:
     """Import OpenTelemetry spans of agent frameworks (OTLP/JSON) as orchestration traces.
 
     Reads one OTLP/JSON export, or one per line (JSON Lines, as the Collector's file exporter
@@ -320,6 +344,16 @@ def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going
     become seconds from the first span. Spans that map to no event are listed on standard error
     and kept in the output's metadata.unmapped_spans; guesses are reported as warnings.
 
+    With --content, the input and output messages of each model call (GenAI gen_ai.input.messages
+    and gen_ai.output.messages or the older gen_ai.*.message events; OpenInference's
+    llm.input_messages and llm.output_messages) go to a side store beside the trace, one JSON line
+    per distinct content, named from the call's event by content_ref (its SHA-256). The trace
+    itself never holds content. `masrl trace export` reads the store.
+
+    Rewards: Agent Lightning's reward spans (emit_reward) become the trace's reward channels, the
+    latest value of each winning; --reward CHANNEL=VALUE sets one by hand, and --task-id names the
+    task the run attempted, so that `masrl trace credit` can compare runs of one task.
+
     An export holding several traces needs --trace-id, or a folder for -o: each trace is then
     written as FOLDER/<trace_id>.json (traces in which no span maps to an event are reported and
     skipped). Every trace is validated before anything is written: if one does not validate,
@@ -332,14 +366,44 @@ def import_otel(file: Path, output: str | None, trace_id: str | None, keep_going
         masrl trace import otel spans.json -o traces/run-0042.json
         masrl trace import otel collector.jsonl -o runs/
         masrl trace import otel autogen.json --trace-id 4bf92f3577b34da6a3ce929d0e0e4736
+        masrl trace import otel crew.json --content --task-id summarise --reward team=0.8 -o runs/
     """
+    if content and output is None:
+        raise MasrlError("--content writes the messages beside the trace file: give -o FILE or -o FOLDER/")
+    given = _rewards(rewards)
     # The export becomes millions of small objects, none of them garbage until the command ends:
     # the cyclic collector would only walk them again and again (it triples the time of a 100 MB import).
     with collector_paused():
-        _import_otel(file, output, trace_id, keep_going, jobs)
+        _import_otel(file, output, trace_id, keep_going, jobs, content, task, given)
 
 
-def _import_otel(file: Path, output: str | None, trace_id: str | None, keep_going: bool, jobs: int | None) -> None:
+def _rewards(pairs: tuple[str, ...]) -> dict[str, float]:
+    """CHANNEL=VALUE pairs as a dict, or a usage error naming the pair that is not one."""
+    import math
+
+    out = {}
+    for pair in pairs:
+        channel, sep, value = pair.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if not sep or not channel or not math.isfinite(number):
+            raise click.BadParameter(f"{pair!r} must be CHANNEL=NUMBER, such as team=1", param_hint="--reward")
+        out[channel] = number
+    return out
+
+
+def _import_otel(
+    file: Path,
+    output: str | None,
+    trace_id: str | None,
+    keep_going: bool,
+    jobs: int | None,
+    content: bool = False,
+    task: str | None = None,
+    rewards: dict[str, float] | None = None,
+) -> None:
     """The work of ``masrl trace import otel`` (see there)."""
     from masrl.trace._otel import SERVICE_NAME, OtelError, convert, group, read_export
     from masrl.trace._otel_write import encode_folder, encode_one, unmapped_lines
@@ -357,7 +421,7 @@ def _import_otel(file: Path, output: str | None, trace_id: str | None, keep_goin
                 raise OtelError("", "the export holds no span that can be read")
             traces = len(groups)
         else:
-            result = convert(spans, trace_id=trace_id, system=system)
+            result = convert(spans, trace_id=trace_id, system=system, content=content, task=task, rewards=rewards)
             traces = 1
             if broken:  # spans that could not be read belong to no known trace; with one trace, to it
                 metadata = result.trace.metadata
@@ -377,7 +441,9 @@ def _import_otel(file: Path, output: str | None, trace_id: str | None, keep_goin
         assert target is not None
         target.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=f".{target.name}.", dir=target.parent) as staging:
-            outcomes = encode_folder(shown, groups, system, target, Path(staging), workers=jobs)
+            outcomes = encode_folder(
+                shown, groups, system, target, Path(staging), workers=jobs, content=content, task=task, rewards=rewards
+            )
             written, failed = _gather(file, outcomes, len(problems), keep_going)
     else:
         path = target / f"{result.trace.trace_id}.json" if to_folder and target is not None else target
@@ -415,12 +481,15 @@ def _write_all(ready: list[Outcome]) -> int:
     import os
 
     from masrl.base._writer import write_if_changed
+    from masrl.trace._content import store_path
 
     for outcome in ready:
         if outcome.path is None:
             click.echo(outcome.text, nl=False)
             continue
         outcome.path.parent.mkdir(parents=True, exist_ok=True)
+        if outcome.content is not None:
+            write_if_changed(store_path(outcome.path), outcome.content)
         if outcome.staged is not None:
             os.replace(outcome.staged, outcome.path)
         else:
@@ -434,3 +503,239 @@ def _show(outcome: Outcome) -> None:
         click.echo(line, err=True)
     for line in outcome.out:
         click.echo(line)
+
+
+# The choices of `trace credit`; tests hold them to masrl.trace._credit and the trace model (this
+# module imports only click, so they are spelt out here).
+CREDIT_UNITS = ("token", "turn", "message", "tool", "agent", "role", "orchestrator", "team")
+CREDIT_METHODS = ("broadcast", "split", "discounted", "critical-path", "group", "leave-one-out", "shapley")
+GROUP_SCALES = ("std", "none")
+
+
+@command.command(name="credit")
+@_FILES
+@click.option("--unit", type=click.Choice(CREDIT_UNITS), required=True, help="The credit unit that receives credit.")
+@click.option("--method", type=click.Choice(CREDIT_METHODS), required=True, help="How the reward is credited.")
+@click.option(
+    "--channel",
+    "channels",
+    multiple=True,
+    help="Credit this reward channel (repeatable); every channel of each run when not given.",
+)
+@click.option(
+    "--gamma", type=click.FloatRange(0, 1), default=0.9, show_default=True, help="Discount per step (discounted)."
+)
+@click.option(
+    "--scale",
+    type=click.Choice(GROUP_SCALES),
+    default="std",
+    show_default=True,
+    help="group: divide by the group's standard deviation (std), or only subtract its mean (none).",
+)
+@click.option(
+    "--samples",
+    type=click.IntRange(min=1),
+    help="shapley: estimate from this many seeded random orders of the players (default: exact up to 8 "
+    "players, 1000 orders beyond).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="shapley: seed of the sampled orders.")
+@click.option("--json", "as_json", is_flag=True, help="Print the credit as a JSON array instead of writing it.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the credit as CSV instead of writing it.")
+@_STRICT
+def credit(
+    files: tuple[Path, ...],
+    unit: str,
+    method: str,
+    channels: tuple[str, ...],
+    gamma: float,
+    scale: str,
+    samples: int | None,
+    seed: int,
+    as_json: bool,
+    as_csv: bool,
+    strict: bool,
+) -> None:
+    """Turn the rewards of runs into credit at a unit of the taxonomy, and write it into the traces.
+
+    FILES are traces, or folders of them (a collection). Each run's reward on a channel becomes
+    `attributions` at --unit: token (each output token of an event that counts them), turn (each
+    event of a team agent), message (between agents), tool (each tool call), agent, orchestrator
+    (the root agent), role, or team. The methods:
+
+    \b
+      broadcast      every unit gets the reward (Agent Lightning's credit step)
+      split          an equal share per unit; the credits sum to the reward
+      discounted     gamma^d x reward, d the steps from the unit to the run's end along the graph
+      critical-path  the reward shared among the events of the critical path; 0 off it
+      group          (reward - mean) / std over the runs of one task_id in which the unit acts
+      leave-one-out  the reward minus that of the runs of the task without the unit
+      shapley        Shapley values over agents or roles from the runs of each coalition
+
+    The last three compare the runs of one task_id in the collection. A run that leaves agents
+    or roles out, to measure what they add, says so with "ablation": {"agents": [...]} (or
+    "roles"); runs without it are the full team. leave-one-out needs, for each agent, a run
+    without it; shapley a run of every coalition (exact up to 8 players, else --samples seeded
+    random orders, whose coalitions are needed). They need DuckDB: pip install 'masrl[credit]'.
+
+    Every trace is read and checked first; a method that lacks data says what is missing and
+    which method would work, and nothing is written. Credit replaces what the same method gave the
+    same unit and channel before; every other key of the trace is kept. --json or --csv print a
+    table (file, trace_id, task_id, channel, method, unit, ref, index, value) instead of writing.
+
+    Example:
+
+    \b
+        masrl trace credit runs/ --unit agent --method group
+        masrl trace credit run.json --unit turn --method discounted --gamma 0.95 --csv
+        masrl trace credit runs/ --unit agent --method shapley --channel team --json
+    """
+    if as_json and as_csv:
+        raise MasrlError("give --json or --csv, not both")
+    import sys
+    import tempfile
+
+    from masrl.trace import _collection
+    from masrl.trace._credit import Refused
+    from masrl.trace._validate import trace_files
+
+    paths = [(p, str(p)) for p in trace_files(files)]
+    if not paths:
+        raise MasrlError(f"no .json files in {', '.join(map(str, files))}")
+    job = _collection.Job(method, unit, channels, gamma, scale, samples, seed, strict)
+    write = not (as_json or as_csv)
+    with tempfile.TemporaryDirectory(prefix="masrl-credit-") as work, collector_paused():
+        try:
+            outcome = _collection.credit(paths, job, Path(work), write=write)
+        except (Refused, _collection.MissingDependency) as exc:
+            raise MasrlError(str(exc)) from None
+        except _collection.CollectionError as exc:
+            for problem in exc.problems:
+                click.echo(problem)
+            n = len(exc.problems)
+            click.echo(f"{n} problem{'s' if n != 1 else ''}; nothing was written", err=True)
+            raise ReportedFailure() from None
+        if outcome.rows is not None:
+            _print_rows(_collection.read_rows(outcome.rows), as_json)
+    left = (
+        f"; {outcome.ablations} ablation run{'s' if outcome.ablations != 1 else ''} credited none"
+        if (outcome.ablations)
+        else ""
+    )
+    done = f"wrote {outcome.written}" if write else "printed the credit"
+    print(
+        f"credited {outcome.traces} trace{'s' if outcome.traces != 1 else ''} at unit {unit} by {method}: {done}{left}",
+        file=sys.stderr,
+    )
+
+
+def _print_rows(rows: Iterable[dict[str, object]], as_json: bool) -> None:
+    """The credit table on standard output, a row at a time: a JSON array, or CSV."""
+    import csv
+    import io
+    import json
+
+    from masrl.trace._collection import ROW_COLUMNS
+
+    if as_json:
+        first = True
+        for row in rows:
+            click.echo(("[\n  " if first else ",\n  ") + json.dumps(row, ensure_ascii=False), nl=False)
+            first = False
+        click.echo("[]" if first else "\n]")
+        return
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(ROW_COLUMNS)
+    click.echo(text.getvalue(), nl=False)
+    for row in rows:
+        text.seek(0)
+        text.truncate()
+        writer.writerow(["" if row.get(k) is None else row[k] for k in ROW_COLUMNS])
+        click.echo(text.getvalue(), nl=False)
+
+
+EXPORT_FORMATS = ("transitions", "sft", "dpo", "kto")  # masrl.trace._export.FORMATS (a test holds them equal)
+
+
+@command.command(name="export")
+@_FILES
+@click.option("--to", "to", type=click.Choice(EXPORT_FORMATS), required=True, help="The dataset format.")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Write here: JSON Lines, or Parquet when the name ends in .parquet.",
+)
+@click.option("--agents", help="Only these agents' model calls, comma-separated (train some agents of a team).")
+@click.option("--channel", help="The reward channel; the run's only one when not given.")
+@click.option("--method", help="Whose credit to read when the runs hold several methods' (group, shapley ...).")
+@click.option(
+    "--min-advantage",
+    type=float,
+    default=0.0,
+    show_default=True,
+    help="sft: keep the calls whose advantage is above this; kto: label them desirable.",
+)
+@_STRICT
+def export(
+    files: tuple[Path, ...],
+    to: str,
+    output: Path,
+    agents: str | None,
+    channel: str | None,
+    method: str | None,
+    min_advantage: float,
+    strict: bool,
+) -> None:
+    """Write per-agent training data from credited traces with content kept beside them.
+
+    Each sample joins one model call's messages (from the side store `masrl trace import otel
+    --content` keeps beside the trace) with the run's reward and the call's credit (`masrl trace
+    credit`): the credit of the finest unit that covers the call (its event, its agent, its role,
+    the team). Column layouts follow TRL's documented dataset types
+    (https://huggingface.co/docs/trl/dataset_formats), in conversational form:
+
+    \b
+      transitions  agent, role, input, output, reward, advantage, trace_id, task_id, event_id
+      sft          messages: the calls whose advantage is above --min-advantage (SFTTrainer)
+      dpo          prompt, chosen, rejected: calls of one agent on one task at the same turn
+                   of two runs, the higher advantage chosen (DPOTrainer)
+      kto          prompt, completion, label: desirable above --min-advantage (KTOTrainer)
+
+    A trace without content, or whose calls no credit covers, is refused with what to run, and
+    nothing is written. Dpo and Parquet need DuckDB: pip install 'masrl[credit]'.
+
+    Example:
+
+    \b
+        masrl trace export runs/ --to dpo -o pairs.jsonl
+        masrl trace export runs/ --to transitions -o calls.parquet --agents writer,critic
+        masrl trace export runs/ --to sft --min-advantage 0.5 -o sft.jsonl
+    """
+    import tempfile
+
+    from masrl.trace import _collection, _export
+    from masrl.trace._validate import trace_files
+
+    paths = [(p, str(p)) for p in trace_files(files)]
+    if not paths:
+        raise MasrlError(f"no .json files in {', '.join(map(str, files))}")
+    chosen = tuple(a.strip() for a in agents.split(",") if a.strip()) if agents else ()
+    job = _export.Job(to, chosen, channel, method, min_advantage, strict)
+    with tempfile.TemporaryDirectory(prefix="masrl-export-") as work, collector_paused():
+        try:
+            done = _export.export(paths, job, output, Path(work), parquet=output.suffix.lower() == ".parquet")
+        except _collection.MissingDependency as exc:
+            raise MasrlError(str(exc)) from None
+        except _collection.CollectionError as exc:
+            for problem in exc.problems:
+                click.echo(problem)
+            n = len(exc.problems)
+            click.echo(f"{n} problem{'s' if n != 1 else ''}; nothing was written", err=True)
+            raise ReportedFailure() from None
+    click.echo(
+        f"wrote {output}: {done.rows:,} {to} row{'s' if done.rows != 1 else ''} from {done.calls:,} model calls "
+        f"of {done.traces:,} trace{'s' if done.traces != 1 else ''}",
+        err=True,
+    )
