@@ -699,7 +699,7 @@ def test_coverage_of_the_real_corpus_against_the_real_lists(run_cli: Any, monkey
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ((), "Error: Missing argument 'FILES...'."),
+        ((), "Error: give the curated lists to compare (FILE...), or --estimate"),
         (("nowhere.md",), "Error: nowhere.md: no such file"),
     ],
 )

@@ -83,7 +83,8 @@ def analyse(root: Path, *, strict: bool = True, snapshot: str | None = None) -> 
             errors = [p for p in problems if p.is_error]
             if strict and errors:
                 raise BuildError(errors, loaded.files + 1)
-            stats["screening"]["arms"] = report
+            if report:
+                stats["screening"]["arms"] = report
     frame = _stats.papers_frame(loaded.corpus)
     readings = Readings(loaded.corpus, frame, stats)
     outcomes = evaluate_claims(ledger.claims, readings)
