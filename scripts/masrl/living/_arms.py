@@ -25,7 +25,9 @@ from collections import Counter, defaultdict
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import msgspec
 
 from masrl.base._problems import Problem, did_you_mean
 from masrl.corpus._records import Corpus, Paper
@@ -37,9 +39,8 @@ COLUMNS = ("candidate", "round", "arm", "via", "detail", "date")
 PRIOR = "prior"  # the source that stands for the corpus as it was before the round
 
 
-@dataclass(frozen=True)
-class Sighting:
-    """One way one candidate was found."""
+class Sighting(NamedTuple):
+    """One way one candidate was found (a named tuple: the ledger holds tens of thousands)."""
 
     candidate: str
     round: str
@@ -63,45 +64,47 @@ def parse_found_by(text: str, shown: str, protocol: Protocol) -> tuple[list[Sigh
         return rows, [Problem(shown, 1, 1, "", f"the header must be {','.join(COLUMNS)}, not {','.join(header)}")]
     arms = [a.id for a in protocol.arms]
     rounds = [r.id for r in protocol.rounds if r.by_arms]
+    arm_set, round_set = set(arms), set(rounds)
+    good_dates: set[str] = set()
     seen: dict[tuple[str, ...], int] = {}
+    width = len(COLUMNS)
+
+    def bad(line: int, name: str, message: str) -> None:
+        problems.append(Problem(shown, line, COLUMNS.index(name) + 1, name, message))
+
     for row in reader:
         line = reader.line_num
-        if not any(row):
+        if len(row) != width:
+            if any(row):
+                problems.append(Problem(shown, line, 1, "", f"a row must have {width} fields, not {len(row)}"))
             continue
-        if len(row) != len(COLUMNS):
-            problems.append(Problem(shown, line, 1, "", f"a row must have {len(COLUMNS)} fields, not {len(row)}"))
-            continue
-        candidate, round_id, arm, via, detail, date = (x.strip() for x in row)
-        s = Sighting(candidate, round_id, arm, via, detail, date, line)
-
-        def bad(name: str, message: str, line: int = line) -> None:
-            problems.append(Problem(shown, line, COLUMNS.index(name) + 1, name, message))
-
-        for name in ("candidate", "via"):
-            if not getattr(s, name):
-                bad(name, f"{name} must not be empty")
-        if s.arm not in arms:
+        candidate, round_id, arm, via, detail, date = row
+        if not candidate or not via:
+            for name, value in (("candidate", candidate), ("via", via)):
+                if not value.strip():
+                    bad(line, name, f"{name} must not be empty")
+        if arm not in arm_set:
+            shown_arms = ", ".join(arms) or "(none: protocol.yaml lists no arms)"
+            bad(line, "arm", f"arm must be one of {shown_arms}, not {arm!r}" + did_you_mean(arm, arms))
+        if round_id not in round_set:
+            shown_rounds = ", ".join(rounds) or "none in protocol.yaml"
             bad(
-                "arm",
-                f"arm must be one of {', '.join(arms) or '(none: protocol.yaml lists no arms)'}, not {s.arm!r}"
-                + did_you_mean(s.arm, arms),
-            )
-        if s.round not in rounds:
-            bad(
+                line,
                 "round",
-                f"round must be a round run by arms ({', '.join(rounds) or 'none in protocol.yaml'}), not {s.round!r}"
-                + did_you_mean(s.round, rounds),
+                f"round must be a round run by arms ({shown_rounds}), not {round_id!r}"
+                + did_you_mean(round_id, rounds),
             )
-        try:
-            dt.date.fromisoformat(s.date)
-        except ValueError:
-            bad("date", f"date must be a real date written YYYY-MM-DD, not {s.date!r}")
-        key = (s.candidate, s.round, s.arm, s.via, s.detail)
-        if key in seen:
-            bad("candidate", f"the same sighting is already on line {seen[key]}")
-        else:
-            seen[key] = line
-        rows.append(s)
+        if date not in good_dates:
+            try:
+                dt.date.fromisoformat(date)
+                good_dates.add(date)
+            except ValueError:
+                bad(line, "date", f"date must be a real date written YYYY-MM-DD, not {date!r}")
+        key = (candidate, round_id, arm, via, detail)
+        first = seen.setdefault(key, line)
+        if first != line:
+            bad(line, "candidate", f"the same sighting is already on line {first}")
+        rows.append(Sighting(candidate, round_id, arm, via, detail, date, line))
     return rows, problems
 
 
@@ -131,8 +134,7 @@ CANDIDATES_FILE = "screening/candidates.csv"
 REGISTER_COLUMNS = ("round", "candidate", "title", "first", "abstract", "rank", "score")
 
 
-@dataclass(frozen=True)
-class Registered:
+class Registered(NamedTuple):
     """One distinct candidate of a round that the corpus did not hold before it: when it first
     appeared (YYYY-MM, empty if unknown), where the text it was ranked on was read (empty: nothing
     could be read, so it waits), and its place in the round's ranking (None: not ranked)."""
@@ -518,17 +520,94 @@ def arms_report(root: Path, protocol: Protocol, corpus: Corpus) -> tuple[dict[st
     return out, problems
 
 
-def check_found_by(root: Path, protocol: Protocol, corpus: Corpus) -> list[Problem]:
-    """The problems of ``screening/found_by.csv`` and ``screening/candidates.csv``, for ``masrl
-    validate``: every row well formed, and every sighting naming a file of ``screening/`` (by its
-    name alone, so no queue file is parsed), a record or a registered candidate."""
+LEDGER_CACHE = ".masrl-cache/ledgers.msgpack"
+LEDGER_CACHE_FORMAT = 1
+
+
+class _LedgerCheck(msgspec.Struct, frozen=True):
+    """What the checks of the two ledgers found that depends only on their bytes and the
+    protocol: the problems of their rows, and the distinct candidates the sightings name."""
+
+    key: str
+    problems: tuple[Problem, ...]
+    named: tuple[tuple[str, int], ...]  # (candidate, the first line of found_by.csv naming it)
+    registered: tuple[str, ...]  # the candidates of candidates.csv
+
+
+def _ledger_key(root: Path) -> str | None:
+    """The cache key of the ledgers' check: the stat of both files and of protocol.yaml and the
+    package's version of this module; None when a file changed within the last two seconds (it
+    could change again without its size or time moving) or the cache is switched off."""
+    import hashlib
+    import os
+    import time
+
+    if os.environ.get("MASRL_NO_CACHE", "") not in ("", "0"):
+        return None
+    parts = [str(LEDGER_CACHE_FORMAT), Path(__file__).read_text("utf-8")]
+    now = time.time_ns()
+    for name in (FOUND_BY_FILE, CANDIDATES_FILE, "protocol.yaml"):
+        try:
+            st = (root / name).stat()
+        except OSError:
+            parts.append(f"{name} missing")
+            continue
+        if now - st.st_mtime_ns < 2_000_000_000:
+            return None
+        parts.append(f"{name} {st.st_size} {st.st_mtime_ns}")
+    return hashlib.blake2b("\n".join(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def _checked_ledgers(root: Path, protocol: Protocol) -> tuple[list[Problem], dict[str, int], set[str]]:
+    """The problems of the ledgers' rows and the candidates they name, from the cache when the
+    files are unchanged (a run that finds an error caches nothing)."""
+    key = _ledger_key(root)
+    cache = root / LEDGER_CACHE
+    if key is not None:
+        try:
+            hit = msgspec.msgpack.decode(cache.read_bytes(), type=_LedgerCheck)
+            if hit.key == key:
+                return list(hit.problems), dict(hit.named), set(hit.registered)
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            pass
     sightings, problems = read_found_by(root, protocol)
     register, more = read_register(root, protocol)
     problems.extend(more)
-    if sightings:
-        names = {p.stem for p in (root / "screening").glob("*.yaml")}
-        names.update(p.key for p in corpus.papers)
-        names.update(e.id for e in corpus.exclusions)
-        names.update(r.candidate for r in register)
-        problems.extend(found_by_problems(sightings, names))
+    named: dict[str, int] = {}
+    for s in sightings:
+        named.setdefault(s.candidate, s.line)
+    registered = {r.candidate for r in register}
+    if key is not None and not any(p.is_error for p in problems):
+        try:
+            cache.parent.mkdir(exist_ok=True)
+            check = _LedgerCheck(key, tuple(problems), tuple(named.items()), tuple(sorted(registered)))
+            cache.write_bytes(msgspec.msgpack.encode(check))
+        except OSError:
+            pass
+    return problems, named, registered
+
+
+def check_found_by(root: Path, protocol: Protocol, corpus: Corpus) -> list[Problem]:
+    """The problems of ``screening/found_by.csv`` and ``screening/candidates.csv``, for ``masrl
+    validate``: every row well formed, and every sighting naming a file of ``screening/`` (by its
+    name alone, so no queue file is parsed), a record or a registered candidate. The rows' own
+    checks are kept in ``.masrl-cache/`` while the files stay unchanged."""
+    problems, named, registered = _checked_ledgers(root, protocol)
+    if not named:
+        return problems
+    names = {p.stem for p in (root / "screening").glob("*.yaml")} | registered
+    names.update(p.key for p in corpus.papers)
+    names.update(e.id for e in corpus.exclusions)
+    for name, line in named.items():
+        if name not in names:
+            problems.append(
+                Problem(
+                    FOUND_BY_FILE,
+                    line,
+                    1,
+                    "candidate",
+                    f"candidate {name!r} names no file in screening/, no record in papers/ or exclusions/ "
+                    f"and no row of {CANDIDATES_FILE}",
+                )
+            )
     return problems
