@@ -444,7 +444,8 @@ def stopping_status(
     Ranked screening: the round's registered candidates carry ``rank`` (1 = most likely included,
     ranked on their title and abstract) and are screened in that order; the *window* decided last
     (the deepest ranks decided) may hold at most *max_includes* includes, and no ranked candidate
-    may be left unscreened above the deepest one decided.
+    may be left unread above the deepest one decided (one read and left waiting for its abstract
+    is not skipped).
     """
     rule = protocol.stopping
     if rule is None:
@@ -456,7 +457,9 @@ def stopping_status(
     last = decided[-rule.window :]
     includes = sum(1 for c in last if c.status == "included")
     deepest = decided[-1].rank or 0 if decided else 0
-    skipped = [c.name for c in ranked if c.status not in ("included", "excluded") and (c.rank or 0) < deepest]
+    # A candidate read but left undecided (its queue file waits for an abstract) was not skipped;
+    # one never put to a reader, above the deepest decision, was.
+    skipped = [c.name for c in ranked if c.status == "unscreened" and (c.rank or 0) < deepest]
     window_holds = len(last) == rule.window and includes <= rule.max_includes and not skipped
     bound = est.recall_low if est is not None else None
     bound_holds = bound is not None and bound >= rule.recall_lower_bound
