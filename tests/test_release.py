@@ -75,7 +75,11 @@ def test_a_first_release(scratch: Path, run_cli: Any) -> None:
     papers = len(list((scratch / "papers").glob("*.yaml")))
     assert changelog.startswith("# Changelog\n")
     assert f"## 2026.11 (2026-11-30)\n\n{papers} papers retained," in changelog
-    assert changelog.endswith("The first release.\n")
+    # the first release counts its changes from the survey snapshot, which gets an entry of its own below it
+    first, _, snapshot = changelog.partition("\n## Survey snapshot (2026-05-04)\n\n")
+    assert "Changes since the survey snapshot:" in first
+    assert snapshot.startswith("84 papers retained, 32 excluded, 32 audited. The records of the survey's own tables")
+    assert changelog.endswith("reproduces the survey's figures from any release.\n")
     citation = yaml.safe_load((scratch / "CITATION.cff").read_text("utf-8"))
     assert (citation["version"], citation["date-released"]) == ("2026.11", "2026-11-30")
     zenodo = json.loads((scratch / ".zenodo.json").read_text("utf-8"))

@@ -45,6 +45,7 @@ def command(ctx: click.Context, version: str, date: str | None) -> None:
     """
     from masrl.build import analysis_or_fail, generate
     from masrl.check import drift
+    from masrl.corpus._vocab import SURVEY
     from masrl.corpus._yaml import YamlError, load_path
     from masrl.publish import _release as r
     from masrl.publish._build import analyse
@@ -69,6 +70,10 @@ def command(ctx: click.Context, version: str, date: str | None) -> None:
         raise MasrlError(f"generated files are out of date ({lines[0]}); run `masrl build` and commit the result")
     after = analysis_or_fail(root)
     before = None
+    snapshot = None
+    if since is None and after.corpus.snapshot().papers:
+        # The first release: its changes are counted from the survey snapshot, which gets an entry of its own.
+        snapshot = analyse(root, strict=False, snapshot=SURVEY)
     if since is not None:
         with tempfile.TemporaryDirectory(prefix="masrl-release-") as tmp:
             checkout_corpus(root, resolve(root, since), Path(tmp))
@@ -86,7 +91,12 @@ def command(ctx: click.Context, version: str, date: str | None) -> None:
     try:
         files = {
             r.CHANGELOG: r.with_entry(
-                _read(root / r.CHANGELOG), r.changelog_entry(version, date, before, since, after)
+                _read(root / r.CHANGELOG),
+                r.changelog_entry(version, date, before, since, after)
+                if snapshot is None
+                else r.changelog_entry(version, date, snapshot, "the survey snapshot", after)
+                + "\n"
+                + r.snapshot_entry(snapshot),
             ),
             r.CITATION: r.with_version(citation_text, version, date),
             r.ZENODO: r.zenodo(citation, version, date),

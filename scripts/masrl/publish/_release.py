@@ -144,6 +144,19 @@ def changelog_entry(version: str, date: str, before: Analysis | None, since: str
     return head + (body or "\nNo change to the records.\n")
 
 
+SNAPSHOT_CUTOFF = "2026-05-04"  # the survey's search cutoff (protocol-facts.md)
+
+
+def snapshot_entry(snapshot: Analysis) -> str:
+    """The CHANGELOG.md entry that stands for the survey snapshot, below the first release: the
+    records taken from the survey's tables, whose figures `masrl stats --snapshot survey` keeps."""
+    return (
+        f"## Survey snapshot ({SNAPSHOT_CUTOFF})\n\n{_totals(snapshot)} The records of the survey's own tables "
+        f"(arXiv {SURVEY_ARXIV}), as its search stood at its cutoff; every later record is added to them, and "
+        "`masrl stats --snapshot survey` reproduces the survey's figures from any release.\n"
+    )
+
+
 def _show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
 
