@@ -76,7 +76,7 @@ def analyse(root: Path, *, strict: bool = True, snapshot: str | None = None) -> 
             raise BuildError(errors, loaded.files + 1)
     if protocol is not None:
         stats["screening"]["rounds"] = round_counts(loaded.corpus, protocol)
-        if protocol.arms:
+        if protocol.arms and snapshot is None:  # the arms' ledgers name records a snapshot leaves out
             from masrl.living._arms import arms_report
 
             report, problems = arms_report(root, protocol, loaded.corpus)
