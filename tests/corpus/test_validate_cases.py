@@ -696,3 +696,29 @@ def test_bad_input(
 
 def test_table_has_thirty_distinct_cases() -> None:
     assert len({c[0] for c in CASES}) == len(CASES) >= 30
+
+
+# ---------------------------------------------------------------------------------------------
+# What a link identifies
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        # an arXiv link is the arXiv id, and the URL too
+        ("https://arxiv.org/abs/2501.00001", ["arXiv 2501.00001", "URL arxiv.org/abs/2501.00001"]),
+        # host case, www and a trailing slash do not make another work
+        ("https://WWW.example.org/paper/", ["URL example.org/paper"]),
+        # a fragment points into the same work ...
+        ("https://example.org/paper#abstract", ["URL example.org/paper"]),
+        # ... except a page of a PDF, which names one chapter of a proceedings volume
+        ("http://example.org/proceedings.pdf#page=163", ["URL example.org/proceedings.pdf#page=163"]),
+        ("http://example.org/proceedings.pdf#page=215", ["URL example.org/proceedings.pdf#page=215"]),
+        # a query string is kept
+        ("https://openreview.net/forum?id=abc", ["URL openreview.net/forum?id=abc"]),
+    ],
+)
+def test_what_a_link_identifies(url: str, expected: list[str]) -> None:
+    from masrl.corpus._checks import identifiers
+
+    assert identifiers(url) == expected

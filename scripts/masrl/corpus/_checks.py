@@ -113,7 +113,10 @@ def identifiers(url: str) -> list[str]:
     parts = urlsplit(url)
     host = parts.netloc.lower().removeprefix("www.")
     path = parts.path.rstrip("/")
-    out.append(f"URL {host}{path}{'?' + parts.query if parts.query else ''}")
+    # A page of a PDF (#page=163) names one chapter of a proceedings volume, so it stays part of
+    # the identity; any other fragment (#abstract, #section-2) points into the same work.
+    page = f"#{parts.fragment}" if re.fullmatch(r"page=\d+", parts.fragment) else ""
+    out.append(f"URL {host}{path}{'?' + parts.query if parts.query else ''}{page}")
     return out
 
 
