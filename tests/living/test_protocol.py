@@ -46,7 +46,8 @@ def test_the_repository_protocol_is_valid_and_matches_its_published_schema() -> 
 
 
 def test_the_protocol_holds_the_surveys_facts() -> None:
-    assert [f.id for f in PROTOCOL.query_families] == [
+    # the survey's seven families come first; the field search round's vocabulary follows them
+    assert [f.id for f in PROTOCOL.query_families][:7] == [
         "multi_agent_llm_rl",
         "credit_assignment",
         "orchestration",
@@ -71,21 +72,21 @@ def test_the_protocol_holds_the_surveys_facts() -> None:
         # shape and vocabulary (from the schema)
         ("version: 1\n", "", ["protocol.yaml:31:1: version: version is required"]),
         ("version: 1\n", "version: 1\nextra: 2\n", ["protocol.yaml:31:1: extra: unknown field; allowed fields are version, sources, query_families, inclusion, exclusion, boundary_rules, stages, arms, stopping, rounds"]),
-        ("stages: [abstract_screen,", "stages: [abstract_scren,", ["protocol.yaml:289:10: stages[0]: stages must be one of 'abstract_screen', 'full_text_screen', 'artifact_screen', 'duplicate_screen', not 'abstract_scren' (did you mean 'abstract_screen'?)"]),
-        ("reasons: [no_rl]", "reasons: [no_rll]", ["protocol.yaml:100:15: exclusion[0].reasons[0]: reasons must be one of 'no_rl', 'single_agent', 'no_mas_mechanism', 'out_of_scope', 'background_only', 'superseded', 'duplicate', 'insufficient_detail', 'no_trace_instrumentation', not 'no_rll' (did you mean 'no_rl'?)"]),
+        ("stages: [abstract_screen,", "stages: [abstract_scren,", ["protocol.yaml:406:10: stages[0]: stages must be one of 'abstract_screen', 'full_text_screen', 'artifact_screen', 'duplicate_screen', not 'abstract_scren' (did you mean 'abstract_screen'?)"]),
+        ("reasons: [no_rl]", "reasons: [no_rll]", ["protocol.yaml:178:15: exclusion[0].reasons[0]: reasons must be one of 'no_rl', 'single_agent', 'no_mas_mechanism', 'out_of_scope', 'background_only', 'superseded', 'duplicate', 'insufficient_detail', 'no_trace_instrumentation', not 'no_rll' (did you mean 'no_rl'?)"]),
         ("  - id: multi_agent_llm_rl\n", "  - id: Multi Agent\n", ["protocol.yaml:56:5: query_families[0].id: id must be a lower-case id (letters, digits, _ or -), not 'Multi Agent'"]),
-        ('    start: "2026-04-26"\n', '    start: 26 April 2026\n', ["protocol.yaml:323:5: rounds[0].start: start must be a date written YYYY-MM-DD, not '26 April 2026'"]),
+        ('    start: "2026-04-26"\n', '    start: 26 April 2026\n', ["protocol.yaml:440:5: rounds[0].start: start must be a date written YYYY-MM-DD, not '26 April 2026'"]),
         ("    discover: arxiv\n", "    discover: arxive\n", ["protocol.yaml:35:5: sources[0].discover: discover must be one of 'arxiv', 'openalex', 'list', not 'arxive' (did you mean 'arxiv'?)"]),
-        ("      identified: 116\n", "      identified: many\n", ["protocol.yaml:328:7: rounds[0].reported.identified: identified must be a whole number, not text"]),
-        ("  - id: 1\n    text: It trains", "  - id: 0\n    text: It trains", ["protocol.yaml:86:5: inclusion[0].id: id must be at least 1, not 0"]),
+        ("      identified: 116\n", "      identified: many\n", ["protocol.yaml:445:7: rounds[0].reported.identified: identified must be a whole number, not text"]),
+        ("  - id: 1\n    text: It trains", "  - id: 0\n    text: It trains", ["protocol.yaml:164:5: inclusion[0].id: id must be at least 1, not 0"]),
         # rules across items
         ("  - id: acl_anthology\n", "  - id: arxiv\n", ["protocol.yaml:36:5: sources[1].id: id 'arxiv' is already used by sources[0]"]),
         ('    end: "2026-12-01"\n', '    end: "2026-05-01"\n', [
-            "protocol.yaml:334:5: rounds[1].end: end 2026-05-01 must not be before start 2026-05-04",
-            "protocol.yaml:335:5: rounds[1].cutoff: cutoff 2026-12-01 must lie in the window 2026-05-04 to 2026-05-01",
+            "protocol.yaml:451:5: rounds[1].end: end 2026-05-01 must not be before start 2026-05-04",
+            "protocol.yaml:452:5: rounds[1].cutoff: cutoff 2026-12-01 must lie in the window 2026-05-04 to 2026-05-01",
         ]),
-        ('    cutoff: "2026-12-01"\n', '    cutoff: "2026-02-30"\n', ["protocol.yaml:335:5: rounds[1].cutoff: cutoff must be a real date, not '2026-02-30'"]),
-        ("    origin: discovery\n", "    origin: survey\n", ["protocol.yaml:336:5: rounds[1].origin: only one round can own the survey's records (origin survey)"]),
+        ('    cutoff: "2026-12-01"\n', '    cutoff: "2026-02-30"\n', ["protocol.yaml:452:5: rounds[1].cutoff: cutoff must be a real date, not '2026-02-30'"]),
+        ("    origin: discovery\n", "    origin: survey\n", ["protocol.yaml:453:5: rounds[1].origin: only one round can own the survey's records (origin survey)"]),
     ],
 )  # fmt: skip
 def test_every_mistake_is_named_with_its_line(old: str, new: str, expected: list[str]) -> None:
@@ -128,7 +129,7 @@ def test_validate_reports_protocol_problems_with_the_records(repo_copy: Path, ru
     path.write_text(path.read_text("utf-8").replace("stages: [abstract_screen,", "stages: [abstract,"), "utf-8")
     result = run_cli("validate")
     assert result.exit_code == 1
-    assert result.stdout.startswith("protocol.yaml:289:10: stages[0]: stages must be one of")
+    assert result.stdout.startswith("protocol.yaml:406:10: stages[0]: stages must be one of")
     assert run_cli("validate", "protocol.yaml").exit_code == 1
     assert run_cli("validate", "papers").exit_code == 0
     assert run_cli("build").exit_code == 1
@@ -314,7 +315,7 @@ SOURCE = """    sources:
     ("old", "new", "expected"),
     [
         ("source: curated_lists", "source: github", "rounds[2].sources[0].source: source must be one of the protocol's sources (arxiv, acl_anthology, openreview, snowballing, project_pages, company_reports, classical_marl, curated_lists, surveys), not 'github'"),
-        ("query_family: multi_agent_llm_rl", "query_family: multi_agent", "rounds[2].sources[1].query_family: query_family must be one of multi_agent_llm_rl, credit_assignment, orchestration, tool_software_agents, safety, classical_marl, industrial_systems, not 'multi_agent' (did you mean 'multi_agent_llm_rl'?)"),
+        ("query_family: multi_agent_llm_rl", "query_family: multi_agent", "rounds[2].sources[1].query_family: query_family must be one of multi_agent_llm_rl, credit_assignment, orchestration, tool_software_agents, safety, classical_marl, industrial_systems, self_play, red_teaming, proposer_solver, debate_training, router_orchestrator, coevolution, generator_verifier, ma_credit_assignment, negotiation, social_deduction, ma_distillation_finetuning, marl_llm_finetuning, subagent_delegation, multi_llm_collaboration_training, multi_agent_games, learned_communication, ma_training_general, mas_evaluation, survey, not 'multi_agent' (did you mean 'multi_agent_games'?)"),
         ('end: "2023-06-30"', 'end: "2022-06-30"', "rounds[2].sources[1].end: end 2022-06-30 must not be before start 2023-01-01"),
         ('date: "2026-11-20"', 'date: "2026-11-31"', "rounds[2].sources[1].date: date must be a real date, not '2026-11-31'"),
         ("url: https://github.com/example/awesome-list", "url: github.com/example", "rounds[2].sources[0].url: url must be an http(s) URL with no spaces, not 'github.com/example'"),
@@ -330,12 +331,12 @@ def test_a_rounds_sources_are_checked(old: str, new: str, expected: str) -> None
 def test_only_a_round_of_named_records_may_overlap_or_share_a_cutoff() -> None:
     # Arrange: the backfill round (2023-01-01 to 2026-12-01) shares round 2's cutoff; moved to end
     # later, it overlaps round 2's window
-    shared = PROTOCOL_TEXT.replace("    membership: named\n", "")
+    shared = PROTOCOL_TEXT.replace("    membership: named\n", "", 1)  # the backfill round's
     later = PROTOCOL_TEXT.replace(
         'end: "2026-12-01"\n    cutoff: "2026-12-01"\n    origin: discovery\n    membership',
-        'end: "2026-12-05"\n    cutoff: "2026-12-05"\n    origin: discovery\n    membership',
+        'end: "2026-12-02"\n    cutoff: "2026-12-02"\n    origin: discovery\n    membership',
     )
-    overlapping = later.replace("    membership: named\n", "")
+    overlapping = later.replace("    membership: named\n", "", 1)
     cutoff = _line_of(shared, '    cutoff: "2026-12-01"', BACKFILL)
     start = _line_of(overlapping, '    start: "2023-01-01"', BACKFILL)
     # Act, Assert
@@ -355,8 +356,8 @@ def test_only_a_round_of_named_records_may_overlap_or_share_a_cutoff() -> None:
 
 
 def test_the_repository_declares_the_boundary_rules_and_the_backfill_round() -> None:
-    assert [b.id for b in PROTOCOL.boundary_rules] == ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10"]
-    assert [b.decision for b in PROTOCOL.boundary_rules] == ["include"] * 6 + ["exclude"] * 2 + ["include"] * 2
+    assert [b.id for b in PROTOCOL.boundary_rules] == ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10", "B11"]
+    assert [b.decision for b in PROTOCOL.boundary_rules] == ["include"] * 6 + ["exclude"] * 2 + ["include"] * 2 + ["exclude"]
     backfill = PROTOCOL.round("backfill")
     assert (backfill.start, backfill.end, backfill.cutoff, backfill.origin, backfill.named) == (
         "2023-01-01",
@@ -423,12 +424,12 @@ def test_a_backfill_record_counts_in_its_own_round_flow(repo_copy: Path) -> None
 @pytest.mark.parametrize(
     ("extra", "expected"),
     [
-        ("round: backfil\n", "round: round must be one of the rounds of protocol.yaml (round-1, round-2, backfill), not 'backfil' (did you mean 'backfill'?)"),
+        ("round: backfil\n", "round: round must be one of the rounds of protocol.yaml (round-1, round-2, backfill, field-search), not 'backfil' (did you mean 'backfill'?)"),
         ("round: round-1\n", "round: round 'round-1' owns records of origin survey; this record's origin is discovery"),
-        ("rule: B4\n", "rule: rule must be one of 'B1', 'B2', 'B3', 'B5', 'B6', 'B7', 'B8', 'B9', 'B10', 'exclusion 1', 'exclusion 2', 'exclusion 3', 'exclusion 4' or 'exclusion 5' for an excluded record, not 'B4' (B4 decides only the other way)"),
-        ("rule: B12\n", "rule: rule must be one of 'B1', 'B2', 'B3', 'B5', 'B6', 'B7', 'B8', 'B9', 'B10', 'exclusion 1', 'exclusion 2', 'exclusion 3', 'exclusion 4' or 'exclusion 5' for an excluded record, not 'B12' (did you mean 'B2'?)"),
-        ("rule: inclusion 1\n", "rule: rule must be one of 'B1', 'B2', 'B3', 'B5', 'B6', 'B7', 'B8', 'B9', 'B10', 'exclusion 1', 'exclusion 2', 'exclusion 3', 'exclusion 4' or 'exclusion 5' for an excluded record, not 'inclusion 1' (inclusion 1 decides only the other way)"),
-        ("rule: exclusion 7\n", "rule: rule must be one of 'B1', 'B2', 'B3', 'B5', 'B6', 'B7', 'B8', 'B9', 'B10', 'exclusion 1', 'exclusion 2', 'exclusion 3', 'exclusion 4' or 'exclusion 5' for an excluded record, not 'exclusion 7' (did you mean 'exclusion 5'?)"),
+        ("rule: B4\n", "rule: rule must be one of 'B1', 'B2', 'B3', 'B5', 'B6', 'B7', 'B8', 'B9', 'B10', 'B11', 'exclusion 1', 'exclusion 2', 'exclusion 3', 'exclusion 4' or 'exclusion 5' for an excluded record, not 'B4' (B4 decides only the other way)"),
+        ("rule: B12\n", "rule: rule must be one of 'B1', 'B2', 'B3', 'B5', 'B6', 'B7', 'B8', 'B9', 'B10', 'B11', 'exclusion 1', 'exclusion 2', 'exclusion 3', 'exclusion 4' or 'exclusion 5' for an excluded record, not 'B12' (did you mean 'B2'?)"),
+        ("rule: inclusion 1\n", "rule: rule must be one of 'B1', 'B2', 'B3', 'B5', 'B6', 'B7', 'B8', 'B9', 'B10', 'B11', 'exclusion 1', 'exclusion 2', 'exclusion 3', 'exclusion 4' or 'exclusion 5' for an excluded record, not 'inclusion 1' (inclusion 1 decides only the other way)"),
+        ("rule: exclusion 7\n", "rule: rule must be one of 'B1', 'B2', 'B3', 'B5', 'B6', 'B7', 'B8', 'B9', 'B10', 'B11', 'exclusion 1', 'exclusion 2', 'exclusion 3', 'exclusion 4' or 'exclusion 5' for an excluded record, not 'exclusion 7' (did you mean 'exclusion 5'?)"),
         ("rule: b3\n", "rule: rule must be a boundary rule such as 'B3', or 'inclusion 1' or 'exclusion 2', not 'b3'"),
     ],
 )  # fmt: skip
@@ -462,15 +463,15 @@ RULES_BROKEN = [
     "its exclude cases record 'single_agent' or 'no_mas_mechanism': cite the rule that fits, or correct reasons",
     "exclusions/E904.yaml:15:1: rule: rule 'exclusion 2' must list one of the record's reasons (out_of_scope); "
     "it lists 'single_agent' or 'background_only': cite the rule that fits, or correct reasons",
-    "exclusions/E905.yaml:15:1: rule: rule must be one of 'B1', 'B2', 'B3', 'B5', 'B6', 'B7', 'B8', 'B9', 'B10', 'exclusion 1', "
+    "exclusions/E905.yaml:15:1: rule: rule must be one of 'B1', 'B2', 'B3', 'B5', 'B6', 'B7', 'B8', 'B9', 'B10', 'B11', 'exclusion 1', "
     "'exclusion 2', 'exclusion 3', 'exclusion 4' or 'exclusion 5' for an excluded record, not 'B4' "
     "(B4 decides only the other way)",
     "exclusions/E907.yaml:15:1: rule: rule 'exclusion 1' must list one of the record's reasons (no_mas_mechanism); "
     "it lists 'no_rl': cite the rule that fits, or correct reasons",
-    "papers/excluding-rule.yaml:22:1: rule: rule must be one of 'B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B8', 'B9', 'B10', "
+    "papers/excluding-rule.yaml:22:1: rule: rule must be one of 'B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B8', 'B9', 'B10', 'B11', "
     "'inclusion 1', 'inclusion 2', 'inclusion 3', 'inclusion 4' or 'inclusion 5' for a retained record, not 'B7' "
     "(B7 decides only the other way)",
-    "papers/inclusion-nine.yaml:22:1: rule: rule must be one of 'B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B8', 'B9', 'B10', "
+    "papers/inclusion-nine.yaml:22:1: rule: rule must be one of 'B1', 'B2', 'B3', 'B4', 'B5', 'B6', 'B8', 'B9', 'B10', 'B11', "
     "'inclusion 1', 'inclusion 2', 'inclusion 3', 'inclusion 4' or 'inclusion 5' for a retained record, not "
     "'inclusion 9' (did you mean 'inclusion 5'?)",
 ]
@@ -538,11 +539,11 @@ def test_precedents_must_name_records(repo_copy: Path, run_cli: Any) -> None:
     # other way (E032 is excluded, B3's first case includes)
     path = repo_copy / "protocol.yaml"
     text = path.read_text("utf-8").replace("[puppeteer, uno-orchestra2026,", "[puppeteer, uno-orchestra2099,")
-    text = text.replace("precedents: [E032]", "precedents: [E999]")
+    text = text.replace("precedents: [E032]", "precedents: [E99999]")
     text = text.replace("paramanager, tandem-rl2026]", "paramanager, tandem-rl2026, E032]")
     path.write_text(text, "utf-8")
     missing = _line_of(text, "uno-orchestra2099")
-    e999 = _line_of(text, "precedents: [E999]")
+    e999 = _line_of(text, "precedents: [E99999]")
     e032 = _line_of(text, "tandem-rl2026, E032]")
     # Act
     result = run_cli("validate")
@@ -550,7 +551,7 @@ def test_precedents_must_name_records(repo_copy: Path, run_cli: Any) -> None:
     assert result.exit_code == 1
     assert [line for line in result.stdout.splitlines() if line.startswith("protocol.yaml")] == [
         f"protocol.yaml:{missing}:33: boundary_rules[0].cases[0].precedents[1]: precedent 'uno-orchestra2099' names no record in papers/",
-        f"protocol.yaml:{e999}:22: boundary_rules[0].cases[2].precedents[0]: precedent 'E999' names no record in exclusions/",
+        f"protocol.yaml:{e999}:22: boundary_rules[0].cases[2].precedents[0]: precedent 'E99999' names no record in exclusions/",
         f"protocol.yaml:{e032}:67: boundary_rules[2].cases[0].precedents[3]: warning: precedent 'E032' is excluded, but this case of B3 decides include; re-decide the record or move the precedent",
     ]
     assert run_cli("build").exit_code == 1
@@ -581,7 +582,7 @@ def test_the_screening_page_renders_the_boundary_rules(repo_copy: Path) -> None:
 
 def test_the_screening_page_lists_what_each_round_searched(repo_copy: Path) -> None:
     page = (repo_copy / "site" / "docs" / "screening.md").read_text("utf-8")
-    section = page.split("#### What Backfill round searched", 1)[1]
+    section = page.split("#### What Backfill round searched", 1)[1].split("#### What ", 1)[0]
     backfill = PROTOCOL.round("backfill")
     assert backfill.sources  # named and dated in protocol.yaml
     kinds = {x.source for x in backfill.sources}
