@@ -62,3 +62,19 @@ def command(ctx: click.Context, as_json: bool, snapshot: str | None, at: str | N
         width = max(len(labels[field].get(k, k)) for k in values)
         for value, n in values.items():
             click.echo(f"  {labels[field].get(value, value):{width}}  {n:5d}")
+    for round_id, report in stats["screening"].get("arms", {}).items():
+        click.echo(f"\nsearch arms, round {round_id}")
+        flow, est, stop = report["flow"], report["estimate"], report["stopping"]
+        found = ", ".join(f"{a} {x['candidates']}" for a, x in flow["identified"].items())
+        click.echo(f"  candidates  {flow['distinct']} distinct ({found}); {flow['screened']} screened in the round")
+        if "error" in est:
+            click.echo(f"  estimate    none: {est['error']}")
+        else:
+            lo, hi = est["interval"]
+            rlo, rhi = est["recall_interval"]
+            click.echo(
+                f"  estimate    {est['observed']} in-scope papers found of {est['population']:.0f} estimated "
+                f"(95% interval {lo:.0f} to {hi:.0f}); recall {est['recall']:.1%} ({rlo:.1%} to {rhi:.1%})"
+            )
+        if stop.get("applies"):
+            click.echo(f"  stopping    {'the round may close' if stop['closes'] else 'the round stays open'}")

@@ -438,3 +438,14 @@ def test_the_screening_page_shows_each_arm_the_estimate_and_the_stopping_rule(ar
     )
     assert "The round stays open." in page
     assert "| Multi-agent LLM RL | mirror | 2026-12-02 | 2 | 3 |" in page
+
+
+def test_stats_show_the_round_run_by_the_arms(arms_corpus: Path, run_cli: Any) -> None:
+    result = run_cli("stats")
+    assert result.exit_code == 0, result.output
+    lines = result.output.split("\nsearch arms, round field\n", 1)[1].splitlines()
+    assert lines[0] == "  candidates  11 distinct (search 6, citations 3, lists 7); 4 screened in the round"
+    assert lines[1].startswith("  estimate    6 in-scope papers found of ")
+    assert lines[2] == "  stopping    the round stays open"
+    doc = json.loads(run_cli("stats", "--json").output)
+    assert doc["screening"]["arms"]["field"]["flow"]["distinct"] == 11
