@@ -115,6 +115,17 @@ def protocol_naming_no_records(text: str) -> str:
     return "".join(out)
 
 
+def protocol_of_the_survey_families(text: str) -> str:
+    """protocol.yaml's *text* with only the survey's seven query families and without the field
+    search round that runs the others, for the tests of `masrl discover`'s mechanics (requests,
+    pages, ranks), which were written against those seven."""
+    begin = "  # -- the search arm's vocabulary families (field search round) --\n"
+    end = "  # -- end of the vocabulary families --\n"
+    if begin in text:
+        text = text[: text.index(begin)] + text[text.index(end) + len(end) :]
+    return text.split("  - id: field-search\n", 1)[0]
+
+
 def replace_line(text: str, field: str, new: str | None) -> str:
     """Swap the line that sets top-level *field* for *new* (None deletes it)."""
     out = []

@@ -14,7 +14,14 @@ from typing import Any
 
 import pytest
 
-from conftest import FIXTURES, REPO, assert_golden, fixture_corpus, protocol_naming_no_records
+from conftest import (
+    FIXTURES,
+    REPO,
+    assert_golden,
+    fixture_corpus,
+    protocol_naming_no_records,
+    protocol_of_the_survey_families,
+)
 from masrl.corpus._yaml import load_path
 
 RECORDED = FIXTURES / "living"
@@ -105,7 +112,7 @@ def living(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     repository, not of this corpus)."""
     root = fixture_corpus("small", tmp_path, monkeypatch)
     text = (REPO / "protocol.yaml").read_text("utf-8")
-    (root / "protocol.yaml").write_text(protocol_naming_no_records(text), "utf-8")
+    (root / "protocol.yaml").write_text(protocol_naming_no_records(protocol_of_the_survey_families(text)), "utf-8")
     return root
 
 
@@ -583,9 +590,9 @@ def test_an_interrupted_decision_is_completed_on_the_next_run(queued: Path, run_
         (("2609.11111", "--include", "--key", "Bad Key"), "Error: --key must be lower-case letters and digits joined by '-', e.g. 'rema2025', not 'Bad Key'\n"),
         (("2609.11111", "--include", "--key", "alpha"), "Error: --key 'alpha' is already used by papers/alpha.yaml\n"),
         (("2609.11111", "--include", "--note", "x."), "Error: --reason, --stage and --note go with --exclude\n"),
-        (("2609.11111", "--include", "--rule", "B7"), "Error: --rule must be one of B1, B2, B3, B4, B5, B6, B8, B9, B10, inclusion 1, inclusion 2, inclusion 3, inclusion 4, inclusion 5 to include, not 'B7'; B7 decides only the other way\n"),
-        (("2609.11111", "--exclude", "no_rl", "--note", "x.", "--rule", "B4"), "Error: --rule must be one of B1, B2, B3, B5, B6, B7, B8, B9, B10, exclusion 1, exclusion 2, exclusion 3, exclusion 4, exclusion 5 to exclude, not 'B4'; B4 decides only the other way\n"),
-        (("2609.11111", "--include", "--rule", "B12"), "Error: --rule must be one of B1, B2, B3, B4, B5, B6, B8, B9, B10, inclusion 1, inclusion 2, inclusion 3, inclusion 4, inclusion 5 to include, not 'B12'\n"),
+        (("2609.11111", "--include", "--rule", "B7"), "Error: --rule must be one of B1, B2, B3, B4, B5, B6, B8, B9, B10, B11, inclusion 1, inclusion 2, inclusion 3, inclusion 4, inclusion 5 to include, not 'B7'; B7 decides only the other way\n"),
+        (("2609.11111", "--exclude", "no_rl", "--note", "x.", "--rule", "B4"), "Error: --rule must be one of B1, B2, B3, B5, B6, B7, B8, B9, B10, B11, exclusion 1, exclusion 2, exclusion 3, exclusion 4, exclusion 5 to exclude, not 'B4'; B4 decides only the other way\n"),
+        (("2609.11111", "--include", "--rule", "B12"), "Error: --rule must be one of B1, B2, B3, B4, B5, B6, B8, B9, B10, B11, inclusion 1, inclusion 2, inclusion 3, inclusion 4, inclusion 5 to include, not 'B12'\n"),
         (("2609.11111", "--include", "--round", "round-1"), "Error: --round must be a discovery round of protocol.yaml (round-2, backfill), not 'round-1'\n"),
         (("2609.11111", "--rules"), "Error: --rules lists the rules and takes no other option\n"),
         (("--rule", "B3"), "Error: give the candidate's ID with --include or --exclude\n"),
@@ -634,7 +641,7 @@ def test_the_interactive_walk_shows_why_and_records_each_answer(queued: Path, ru
     assert out.count("    B7  LLM-assisted classical MARL\n") == 1
     assert "      include (inclusion 1): The partners are LLM agents acting in the same episode" in out
     assert (
-        "  --rule must be one of B1, B2, B3, B4, B5, B6, B8, B9, B10, inclusion 1, inclusion 2, inclusion 3, inclusion 4, inclusion 5 to include, not 'B7'; B7 decides only the other way\n"
+        "  --rule must be one of B1, B2, B3, B4, B5, B6, B8, B9, B10, B11, inclusion 1, inclusion 2, inclusion 3, inclusion 4, inclusion 5 to include, not 'B7'; B7 decides only the other way\n"
         in out
     )
     entries = {p.stem: load_path(p).data for p in (queued / "screening").glob("*.yaml")}
@@ -683,7 +690,7 @@ def test_screen_lists_the_rules(living: Path, run_cli: Any) -> None:
         "Boundary rules (protocol.yaml boundary_rules; cite one with --rule B<n>):",
         "  B1  A trained router, topology or orchestrator over frozen agents",
     ]
-    assert [line.split()[0] for line in lines if line.startswith("  B")] == [f"B{n}" for n in range(1, 11)]
+    assert [line.split()[0] for line in lines if line.startswith("  B")] == [f"B{n}" for n in range(1, 12)]
     assert "Inclusion rules (cite one with --rule 'inclusion <n>'):" in lines
     assert "  exclusion 1: A prompted agent framework, with no training. (no_rl)" in lines
     assert any(line.startswith("      exclude (single_agent): A router hands each query to one") for line in lines)
