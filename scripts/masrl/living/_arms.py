@@ -492,7 +492,8 @@ def arms_report(root: Path, protocol: Protocol, corpus: Corpus) -> tuple[dict[st
     sightings, problems = read_found_by(root, protocol)
     register, more = read_register(root, protocol)
     problems.extend(more)
-    queue, _ = read_queue(root)
+    queue, unreadable = read_queue(root)
+    problems.extend(unreadable)  # a queue file that cannot be read would count as never screened
     candidates = resolve(queue, corpus, register)
     problems.extend(found_by_problems(sightings, candidates.keys()))
     out: dict[str, Any] = {}
