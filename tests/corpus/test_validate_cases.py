@@ -675,6 +675,34 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
         0,
         [],
     ),
+    (
+        # ... or for a third value the audit's note argues for: the field was in dispute, no warning
+        "audit-settled-third-value",
+        "audits/x.yaml",
+        AUDIT_TEXT.replace(
+            "  reward_type: shared\n  credit_unit: agent\n  topology: centralized\nsecond",
+            "  reward_type: hybrid\n  credit_unit: agent\n  topology: centralized\nsecond",
+        )
+        .replace("  reward_type: shared\n  credit_unit: agent\n  topology: centralized\n  strict", "  reward_type: individual\n  credit_unit: agent\n  topology: centralized\n  strict")
+        .replace("verdict: agree", "verdict: disagree_reward\nnote: Neither reading, the corpus codes this shared."),
+        0,
+        [],
+    ),
+    (
+        # a field both readers agreed on that moved since is drift, even beside a disagreement
+        "audit-drift-beside-a-disagreement",
+        "audits/x.yaml",
+        AUDIT_TEXT.replace(
+            "  reward_type: shared\n  credit_unit: agent\n  topology: centralized\nsecond",
+            "  reward_type: hybrid\n  credit_unit: agent\n  topology: swarm\nsecond",
+        )
+        .replace("  topology: centralized\n  strict", "  topology: swarm\n  strict")
+        .replace("verdict: agree", "verdict: disagree_reward\nnote: Settled for the second reading."),
+        0,
+        [
+            "audits/x.yaml:8:3: first_reading.topology: warning: the audited first reading 'swarm' differs from the paper's current 'centralized'; re-audit the row or record why the tag changed",
+        ],
+    ),
 ]
 
 

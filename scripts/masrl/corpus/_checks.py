@@ -316,9 +316,10 @@ def _check_verdict(audit: Audit, doc: Document) -> Iterator[Problem]:
 def _check_audit_against_paper(audit: Audit, paper: Paper, doc: Document) -> Iterator[Problem]:
     shown = audit.path
     for name in v.AUDITED_TAGS:
-        # A tag that now reads as the second reader read it, in an audit that records the
-        # disagreement, was changed to settle that audit: nothing has drifted.
-        settled = audit.verdict not in v.AGREE_VERDICTS and audit.second_reading.get(name) == paper.tag(name)
+        # A tag the two readings disagreed on, in an audit that records the disagreement, may have
+        # been changed to settle it (to the second reading, or to a third value the audit's note
+        # argues for): nothing has drifted. A tag both readers agreed on must not move unnoticed.
+        settled = audit.verdict not in v.AGREE_VERDICTS and name in audit.differing()
         if audit.first_reading[name] != paper.tag(name) and not settled:
             yield _at(
                 doc,
