@@ -46,15 +46,19 @@ def test_audit_of_a_round_counts_only_its_papers(run_cli: Any, monkeypatch: pyte
     monkeypatch.chdir(REPO)
     # Act
     every = json.loads(run_cli("audit", "--json").stdout)
-    rounds = [json.loads(run_cli("audit", "--round", r, "--json").stdout) for r in ("round-1", "round-2", "backfill")]
+    rounds = [
+        json.loads(run_cli("audit", "--round", r, "--json").stdout)
+        for r in ("round-1", "round-2", "backfill", "field-search")
+    ]
     # Assert: the rounds split the audits between them, and a round's rows are its own
     assert sum(r["rows"] for r in rounds) == every["rows"]
     assert rounds[0]["rows"] == 32
     assert rounds[2]["rows"] > 0
+    assert rounds[3]["rows"] > 0
 
 
 def test_audit_refuses_an_unknown_round(run_cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
     result = run_cli("audit", "--round", "round-9")
     assert result.exit_code == 1
-    assert "--round must be one of round-1, round-2, backfill, not 'round-9'" in result.output
+    assert "--round must be one of round-1, round-2, backfill, field-search, not 'round-9'" in result.output

@@ -35,14 +35,14 @@ def grown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     )
     paper = re.sub(r"(?m)^(doi|code): .*\n", "", paper)  # the newcomer's own work, not magrpo's
     (root / "papers" / "newcomer2026.yaml").write_text(paper, "utf-8")
-    exclusion = (REPO / "exclusions" / "E001.yaml").read_text("utf-8")  # E999: a number the corpus has not reached
+    exclusion = (REPO / "exclusions" / "E001.yaml").read_text("utf-8")  # E99999: a number the corpus has not reached
     exclusion = (
-        exclusion.replace("id: E001", "id: E999")
+        exclusion.replace("id: E001", "id: E99999")
         .replace("2305.14325", "2607.00002")
         .replace("origin: survey", "origin: discovery")
         .replace('added: "2026-05-04"', 'added: "2026-07-15"')
     )
-    (root / "exclusions" / "E999.yaml").write_text(exclusion, "utf-8")
+    (root / "exclusions" / "E99999.yaml").write_text(exclusion, "utf-8")
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return root

@@ -251,17 +251,19 @@ def test_orchestrator_credit_narrows_from_broad_to_strict(real: Analysis) -> Non
 
 def test_only_the_living_corpus_finds_a_learned_stopping_decision(real: Analysis) -> None:
     # The survey's headline (no entry learns O5) holds on its snapshot under every view; the
-    # grown corpus holds entries whose RL-trained controller decides when to stop
+    # grown corpus holds entries whose trained controller decides when to stop (a stop policy over
+    # prompted agents, an early-exit predictor, a learned deferral)
     row = next(r for r in real.stress if r.claim.id == "o5-learned")
     cells = {c.view.id: c for c in row.cells}
-    assert {name: c.actual for name, c in cells.items()} == {
+    assert {name: c.actual for name, c in cells.items() if name != "living"} == {
         "snapshot": 0,
-        "living": 3,
         "second_reader": 0,
         "near_misses": 0,
         "strict": 0,
     }
-    assert cells["living"].rows == ["critique-routing2026", "maestro2026", "read2024"]
+    living = cells["living"]
+    assert living.actual == len(living.rows) >= 3
+    assert {"critique-routing2026", "maestro2026", "read2024", "guideline-seg2025"} <= set(living.rows)
 
 
 @pytest.mark.parametrize("claim", ["message-credit-strict", "orchestrator-credit-strict"])
