@@ -628,16 +628,21 @@ def _draw_line(text: str, needle: str) -> int:
     return _line_of(text, needle, "    audit_draws:\n")
 
 
-def test_the_backfill_round_lists_the_draws_of_every_post_survey_second_reading() -> None:
-    draws = PROTOCOL.round("backfill").audit_draws
-    assert [(d.seed, len(d.keys)) for d in draws] == [(20261201, 28), (20261202, 5), (20261203, 5), (20261204, 6)]
-    assert all(r.audit_draws == () for r in PROTOCOL.rounds if r.id != "backfill")
-    # every post-survey paper with a second reading was drawn, and every key drawn has one
+def test_the_rounds_list_the_draws_of_every_post_survey_second_reading() -> None:
+    backfill = PROTOCOL.round("backfill").audit_draws
+    assert [(d.seed, len(d.keys)) for d in backfill] == [(20261201, 28), (20261202, 5), (20261203, 5), (20261204, 6)]
+    field = PROTOCOL.round("field-search").audit_draws
+    assert [(d.seed, len(d.keys)) for d in field] == [(20261202, 110), (20261203, 40)]
+    assert all(r.audit_draws == () for r in PROTOCOL.rounds if r.id not in ("backfill", "field-search"))
+    # every post-survey paper with a second reading was drawn, once, by the round that owns it,
+    # and every key drawn has one
     corpus = load_corpus(REPO).corpus
     post = {p.key for p in corpus.papers if p.origin == "discovery"}
-    drawn = [k for d in draws for k in d.keys]
-    assert sorted(drawn) == sorted({a.key for a in corpus.audits} & post)
-    assert all(list(d.keys) == sorted(d.keys) for d in draws)
+    round_of = {p.key: p.round for p in corpus.papers}
+    drawn = [(r.id, k) for r in PROTOCOL.rounds for d in r.audit_draws for k in d.keys]
+    assert sorted(k for _, k in drawn) == sorted({a.key for a in corpus.audits} & post)
+    assert [(r, k) for r, k in drawn if round_of[k] != r] == []
+    assert all(list(d.keys) == sorted(d.keys) for r in PROTOCOL.rounds for d in r.audit_draws)
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,8 @@ PAGE_PATH = "site/docs/whats-new.md"
 MKDOCS = "site/mkdocs.yml"
 FALLBACK_URL = "https://masrl.github.io/masrl/"  # where the feed points when mkdocs.yml names no site_url
 FEED_ENTRIES = 50  # the newest items the feed carries; the page lists them all
+EXCLUSIONS_PER_PAGE = 500  # rows of one page of the exclusion log
+EXCLUSIONS_LISTED = 20  # a day's exclusions beyond this are summed up on the page, not listed
 ATOM = "http://www.w3.org/2005/Atom"
 
 
@@ -37,15 +39,7 @@ class Item:
     title: str
     note: str
     origin: str
-
-    @property
-    def page(self) -> str:
-        """The site page the item links to, relative to the site root."""
-        if self.kind == "paper":
-            return f"papers/{self.name}/"
-        if self.kind == "exclusion":
-            return "screening/#exclusion-log"
-        return "screening/"
+    page: str  # the site page the item links to, relative to the site root
 
     @property
     def ident(self) -> str:
@@ -53,13 +47,27 @@ class Item:
         return f"{self.kind}/{self.name}/{self.action}/{self.date}"
 
 
-def _record_items(record: Paper | Exclusion, kind: str, name: str, title: str, added_note: str) -> list[Item]:
+def exclusion_log_pages(corpus: Corpus) -> list[list[Exclusion]]:
+    """The exclusion log cut into pages of :data:`EXCLUSIONS_PER_PAGE` records, in id order; page
+    *n* (from 1) is ``exclusion-log/<n>.md`` of the site."""
+    records = sorted(corpus.exclusions, key=lambda e: (len(e.id), e.id))
+    return [records[i : i + EXCLUSIONS_PER_PAGE] for i in range(0, len(records), EXCLUSIONS_PER_PAGE)]
+
+
+def exclusion_anchor(ident: str) -> str:
+    """The anchor of an exclusion's row on its page of the log."""
+    return ident.lower()
+
+
+def _record_items(
+    record: Paper | Exclusion, kind: str, name: str, title: str, added_note: str, page: str
+) -> list[Item]:
     items = []
     if record.origin != v.SURVEY:
-        items.append(Item(record.added, "added", kind, name, title, added_note, record.origin))
+        items.append(Item(record.added, "added", kind, name, title, added_note, record.origin, page))
     for i, change in enumerate(record.changes):
         action = "changed" if i == 0 else f"changed-{i + 1}"
-        items.append(Item(change.date, action, kind, name, title, change.note, record.origin))
+        items.append(Item(change.date, action, kind, name, title, change.note, record.origin, page))
     return items
 
 
@@ -79,12 +87,15 @@ def news(corpus: Corpus) -> list[Item]:
                 f"The survey's own tables: {len(snapshot.papers)} retained entries and "
                 f"{len(snapshot.exclusions)} screened-out records.",
                 v.SURVEY,
+                "screening/",
             )
         )
     for p in corpus.papers:
-        items += _record_items(p, "paper", p.key, p.title, p.summary)
-    for e in corpus.exclusions:
-        items += _record_items(e, "exclusion", e.id, e.label, e.note)
+        items += _record_items(p, "paper", p.key, p.title, p.summary, f"papers/{p.key}/")
+    for n, records in enumerate(exclusion_log_pages(corpus), start=1):
+        for e in records:
+            page = f"exclusion-log/{n}/#{exclusion_anchor(e.id)}"
+            items += _record_items(e, "exclusion", e.id, e.label, e.note, page)
     order = {"paper": 0, "exclusion": 1, "snapshot": 2}
     items.sort(key=lambda it: it.name)
     items.sort(key=lambda it: (it.date, -order[it.kind]), reverse=True)  # stable: names stay in order
@@ -113,7 +124,9 @@ def atom_feed(items: list[Item], site_url: str, title: str) -> str:
     sub(author, "name", "The masrl contributors")
     for item in items[:FEED_ENTRIES]:
         entry = sub(feed, "entry")
-        sub(entry, "id", f"{base}{item.page}#{item.ident}")
+        # The id names the item, not the page of the log it sits on (that moves as the log grows).
+        home = "screening/" if item.kind == "exclusion" else item.page.partition("#")[0]
+        sub(entry, "id", f"{base}{home}#{item.ident}")
         sub(entry, "title", _entry_title(item))
         sub(entry, "updated", _stamp(item.date))
         sub(entry, "link", rel="alternate", type="text/html", href=base + item.page)
@@ -121,6 +134,13 @@ def atom_feed(items: list[Item], site_url: str, title: str) -> str:
         sub(entry, "summary", item.note)
     ET.indent(feed)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="unicode") + "\n"
+
+
+def _md_page(page: str) -> str:
+    """The Markdown source an item's site page comes from, as a link from the What's new page."""
+    path, _, anchor = page.partition("#")
+    path = path.rstrip("/") + ".md" if path.rstrip("/") else "index.md"
+    return path + (f"#{anchor}" if anchor else "")
 
 
 def _entry_title(item: Item) -> str:
@@ -161,6 +181,13 @@ def render(corpus: Corpus, root: Path, site_title: str = "masrl: what is new") -
     items = news(corpus)
     page = site_environment().get_template("site/whats-new.md.j2")
     return {
-        PAGE_PATH: page.render(items=items, front_matter=front_matter, html=html, feed_entries=FEED_ENTRIES),
+        PAGE_PATH: page.render(
+            items=items,
+            front_matter=front_matter,
+            html=html,
+            feed_entries=FEED_ENTRIES,
+            listed=EXCLUSIONS_LISTED,
+            md_page=_md_page,
+        ),
         FEED_PATH: atom_feed(items, site_url(root), site_title),
     }

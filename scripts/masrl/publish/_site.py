@@ -29,7 +29,6 @@ from masrl.publish._render import md, md_url, template_environment
 
 DOCS = "site/docs"
 PAPERS_PER_PAGE = 100  # rows the papers table shows at once; the rest are a page click away
-SERVER_ROWS_MAX = 500  # rows rendered into the HTML for readers without JavaScript
 RELATED_MAX = 8
 REPO_FILES = (
     "README.md",
@@ -227,8 +226,13 @@ def render_site(
         details=f"../{DETAILS_FILE}",
         per_page=PAPERS_PER_PAGE,
         columns=_table_columns(tax),
-        server_rows=corpus.papers[:SERVER_ROWS_MAX],
     )
+    # Every entry as a plain list, newest year first: the page readers without JavaScript are sent
+    # to, so the papers page need not carry a second copy of every title.
+    by_year: dict[int, list[Paper]] = {}
+    for q in sorted(corpus.papers, key=lambda q: q.title.casefold()):
+        by_year.setdefault(q.year, []).append(q)
+    page("all-papers.md", "all-papers.md.j2", by_year=sorted(by_year.items(), reverse=True))
     out[f"{DOCS}/{DETAILS_FILE}"] = json.dumps(details, ensure_ascii=False, separators=(",", ":")) + "\n"
     by_family: dict[str, list[Paper]] = {}
     by_unit: dict[str, list[Paper]] = {}
@@ -284,9 +288,19 @@ def render_site(
         draws=[(r, d) for r in protocol.rounds for d in r.audit_draws] if protocol else [],
     )
     page("claims.md", "claims.md.j2", stress=stress_display(analysis.views, analysis.stress))
+    from masrl.publish._news import EXCLUSIONS_PER_PAGE, exclusion_anchor, exclusion_log_pages
+
+    log_pages = exclusion_log_pages(corpus)
+    log_links: dict[str, str] = {}
+    for n, records in enumerate(log_pages, start=1):
+        page(f"exclusion-log/{n}.md", "exclusion-log.md.j2", records=records, number=n, count=len(log_pages), anchor=exclusion_anchor)
+        log_links.update({e.id: f"exclusion-log/{n}.md#{exclusion_anchor(e.id)}" for e in records})
     page(
         "screening.md",
         "screening.md.j2",
+        log_pages=log_pages,
+        log_per_page=EXCLUSIONS_PER_PAGE,
+        log_links=log_links,
         protocol=protocol,
         round_flows=[spec for spec in specs if spec.name.startswith("screening-flow-")],
         arms_flows={spec.name.removeprefix("screening-arms-"): spec for spec in specs if spec.name.startswith("screening-arms-")},
