@@ -44,10 +44,24 @@ def command(ctx: click.Context, paths: tuple[Path, ...], check: bool) -> None:
         taxonomy = load_taxonomy(root)
     venues, _ = read_venues(root, taxonomy)  # a broken registry only means nothing is dropped
     if paths:
-        files = []
+        files, strangers = [], []
         for path in paths:
             for file in sorted(path.rglob("*.yaml")) if path.is_dir() else [path]:
-                files.append((kind_of(file) or "paper", file))
+                kind = kind_of(file)
+                if kind is None:
+                    strangers.append(display_path(file))
+                else:
+                    files.append((kind, file))
+        if strangers:
+            # A queue file in screening/ or any other YAML is not a record: formatting it as a
+            # paper would reorder and drop its fields, so nothing is written.
+            shown = ", ".join(strangers[:3]) + (f" and {len(strangers) - 3} more" if len(strangers) > 3 else "")
+            click.echo(
+                f"Error: {shown}: not a record; fmt formats the files in papers/, exclusions/ and "
+                "audits/ (give one of those folders or a file in it). Nothing was written.",
+                err=True,
+            )
+            raise ReportedFailure()
     else:
         files = record_files(root)
     changed, failed = [], []

@@ -96,6 +96,37 @@ def test_unparsable_files_are_reported_not_touched(small: Path, run_cli: Any) ->
     assert (small / "papers" / "bad.yaml").read_text("utf-8") == "key: [\n"
 
 
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (("screening",), "screening/2501.00001.yaml"),
+        (("screening/2501.00001.yaml",), "screening/2501.00001.yaml"),
+        (("papers", "screening/2501.00001.yaml"), "screening/2501.00001.yaml"),
+    ],
+)
+def test_files_that_are_not_records_are_refused_and_nothing_is_written(
+    small: Path, run_cli: Any, args: tuple[str, ...], shown: str
+) -> None:
+    # Arrange: a queue file of masrl discover, and a record fmt would change
+    queue = small / "screening" / "2501.00001.yaml"
+    queue.parent.mkdir(exist_ok=True)
+    text = 'id: "2501.00001"\nstatus: pending\ntitle: A candidate\nabstract: Some words.\n'
+    queue.write_text(text, "utf-8")
+    paper = small / "papers" / "gamma.yaml"
+    messy = paper.read_text("utf-8").replace("\nyear:", "\nyear:  ")
+    paper.write_text(messy, "utf-8")
+    # Act
+    result = run_cli("fmt", *args)
+    # Assert
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: {shown}: not a record; fmt formats the files in papers/, exclusions/ and audits/ "
+        "(give one of those folders or a file in it). Nothing was written.\n"
+    )
+    assert queue.read_text("utf-8") == text
+    assert paper.read_text("utf-8") == messy
+
+
 def test_floats_keep_their_digits() -> None:
     text = MESSY.replace('arxiv: "2501.00010"', "arxiv: 2501.00010")
     assert "arxiv: 2501.00010\n" in format_record("paper", text, TAX)
