@@ -29,6 +29,8 @@ PAGE_KINDS = {
     "statistics": "/statistics/",
     "claims": "/claims/",
     "screening": "/screening/",
+    "exclusion-log": "/exclusion-log/1/",
+    "all-papers": "/all-papers/",
     "whats-new": "/whats-new/",
     "traces": "/traces/",
     "contributing": "/contributing/",
