@@ -200,10 +200,11 @@ def _grown_paper(data: dict[str, Any], i: int, rng: random.Random, families: lis
     return out
 
 
-def _grown_exclusion(data: dict[str, Any], i: int, rng: random.Random) -> dict[str, Any]:
+def _grown_exclusion(data: dict[str, Any], i: int, rng: random.Random, first: int) -> dict[str, Any]:
+    """Exclusion *data* re-identified as the *i*-th generated one, numbered from E<*first*>."""
     out = dict(data)
     arxiv = f"25{rng.randint(1, 12):02d}.{80000 + i:05d}"
-    out["id"] = f"E{5000 + i}"
+    out["id"] = f"E{first + i}"
     out["label"] = _shuffled(out["label"], rng)
     out["identifier"] = f"arXiv:{arxiv}"
     out["url"] = f"https://arxiv.org/abs/{arxiv}"
@@ -238,6 +239,8 @@ def write_grown_corpus(source_root: Path, out: Path, entries: int, seed: int = 7
         record = _grown_paper(papers[i % len(papers)], i, rng, families)
         (out / "papers" / f"{record['key']}.yaml").write_text(dump_record("paper", record, taxonomy), "utf-8")
     wanted = round(entries * len(exclusions) / len(papers)) if papers else 0
+    # generated ids follow the corpus's highest, so none overwrites a real record
+    first = max((int(str(e["id"])[1:]) for e in exclusions if str(e["id"])[1:].isdigit()), default=0) + 1
     for i in range(max(0, wanted - len(exclusions))):
-        record = _grown_exclusion(exclusions[i % len(exclusions)], i, rng)
+        record = _grown_exclusion(exclusions[i % len(exclusions)], i, rng, first)
         (out / "exclusions" / f"{record['id']}.yaml").write_text(dump_record("exclusion", record, taxonomy), "utf-8")

@@ -2,7 +2,8 @@
 
 * :mod:`._build` runs the pipeline (load, analyse, render) and returns every output in memory;
 * :mod:`._render` renders the README blocks and :mod:`._site` the site pages, from ``templates/``;
-* :mod:`._news` makes What's new and its Atom feed; :mod:`._figures` draws the SVG figures;
+* :mod:`._news` makes What's new and its Atom feed; :mod:`._log` cuts the exclusion log into
+  pages; :mod:`._figures` draws the SVG figures;
 * :mod:`._diff` says what a change does to the corpus, for pull requests;
 * :mod:`._state` fingerprints a build so an unchanged corpus is not rebuilt;
 * :mod:`._browser` starts headless Chromium for the site's tests and benchmarks.

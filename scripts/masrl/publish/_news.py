@@ -17,13 +17,13 @@ from pathlib import Path
 
 from masrl.corpus import _vocab as v
 from masrl.corpus._records import Corpus, Exclusion, Paper
+from masrl.publish._log import exclusion_anchor, exclusion_log_pages
 
 FEED_PATH = "site/docs/feed.xml"
 PAGE_PATH = "site/docs/whats-new.md"
 MKDOCS = "site/mkdocs.yml"
 FALLBACK_URL = "https://masrl.github.io/masrl/"  # where the feed points when mkdocs.yml names no site_url
 FEED_ENTRIES = 50  # the newest items the feed carries; the page lists them all
-EXCLUSIONS_PER_PAGE = 500  # rows of one page of the exclusion log
 EXCLUSIONS_LISTED = 20  # a day's exclusions beyond this are summed up on the page, not listed
 ATOM = "http://www.w3.org/2005/Atom"
 
@@ -45,18 +45,6 @@ class Item:
     def ident(self) -> str:
         """A name unique among the feed's entries."""
         return f"{self.kind}/{self.name}/{self.action}/{self.date}"
-
-
-def exclusion_log_pages(corpus: Corpus) -> list[list[Exclusion]]:
-    """The exclusion log cut into pages of :data:`EXCLUSIONS_PER_PAGE` records, in id order; page
-    *n* (from 1) is ``exclusion-log/<n>.md`` of the site."""
-    records = sorted(corpus.exclusions, key=lambda e: (len(e.id), e.id))
-    return [records[i : i + EXCLUSIONS_PER_PAGE] for i in range(0, len(records), EXCLUSIONS_PER_PAGE)]
-
-
-def exclusion_anchor(ident: str) -> str:
-    """The anchor of an exclusion's row on its page of the log."""
-    return ident.lower()
 
 
 def _record_items(

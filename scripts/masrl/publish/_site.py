@@ -288,7 +288,7 @@ def render_site(
         draws=[(r, d) for r in protocol.rounds for d in r.audit_draws] if protocol else [],
     )
     page("claims.md", "claims.md.j2", stress=stress_display(analysis.views, analysis.stress))
-    from masrl.publish._news import EXCLUSIONS_PER_PAGE, exclusion_anchor, exclusion_log_pages
+    from masrl.publish._log import EXCLUSIONS_PER_PAGE, exclusion_anchor, exclusion_log_pages
 
     log_pages = exclusion_log_pages(corpus)
     log_links: dict[str, str] = {}
