@@ -54,15 +54,40 @@ def git(root: Path, *args: str) -> str:
     return done.stdout
 
 
+@pytest.fixture(scope="session")
+def committed_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository's corpus and generated files committed once in a fresh repository, for the
+    tests to clone (copying and committing the whole corpus for each test took most of their time)."""
+    import shutil
+
+    from conftest import REPO
+
+    from masrl.publish._state import INPUT_DIRS, INPUT_FILES
+
+    root = tmp_path_factory.mktemp("release") / "repo"
+    root.mkdir()
+    for name in INPUT_FILES:
+        if (REPO / name).is_file():
+            shutil.copy(REPO / name, root / name)
+    for folder in INPUT_DIRS:
+        if (REPO / folder).is_dir():
+            shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("build", "__pycache__"))
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "corpus")
+    return root
+
+
 @pytest.fixture
-def scratch(repo_copy: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The repository's corpus and generated files, committed in a fresh repository."""
+def scratch(committed_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A clone of the committed corpus of its own, as cwd: no tags, a clean tree."""
     for name, value in GIT_ENV.items():
         monkeypatch.setenv(name, value)
-    git(repo_copy, "init", "-q", "-b", "main")
-    git(repo_copy, "add", "-A")
-    git(repo_copy, "commit", "-q", "-m", "corpus")
-    return repo_copy
+    root = tmp_path / "repo"
+    git(tmp_path, "clone", "-q", str(committed_corpus), str(root))
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("MASRL_ROOT", raising=False)
+    return root
 
 
 def test_a_first_release(scratch: Path, run_cli: Any) -> None:
