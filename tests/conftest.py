@@ -222,19 +222,24 @@ def small(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return fixture_corpus("small", tmp_path, monkeypatch)
 
 
-@pytest.fixture
-def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of this repository's corpus and generated files, as cwd."""
-    root = tmp_path / "repo"
-    root.mkdir()
+def copy_repository(root: Path) -> Path:
+    """Copy this repository's corpus and generated files (what a build reads and writes) to *root*."""
     from masrl.publish._state import INPUT_DIRS, INPUT_FILES
 
+    root.mkdir()
     for name in INPUT_FILES:
         if (REPO / name).is_file():
             shutil.copy(REPO / name, root / name)
     for folder in INPUT_DIRS:
         if (REPO / folder).is_dir():
             shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("build", "__pycache__"))
+    return root
+
+
+@pytest.fixture
+def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of this repository's corpus and generated files, as cwd."""
+    root = copy_repository(tmp_path / "repo")
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return root

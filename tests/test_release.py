@@ -58,20 +58,9 @@ def git(root: Path, *args: str) -> str:
 def committed_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository's corpus and generated files committed once in a fresh repository, for the
     tests to clone (copying and committing the whole corpus for each test took most of their time)."""
-    import shutil
+    from conftest import copy_repository
 
-    from conftest import REPO
-
-    from masrl.publish._state import INPUT_DIRS, INPUT_FILES
-
-    root = tmp_path_factory.mktemp("release") / "repo"
-    root.mkdir()
-    for name in INPUT_FILES:
-        if (REPO / name).is_file():
-            shutil.copy(REPO / name, root / name)
-    for folder in INPUT_DIRS:
-        if (REPO / folder).is_dir():
-            shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("build", "__pycache__"))
+    root = copy_repository(tmp_path_factory.mktemp("release") / "repo")
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "corpus")
