@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +63,13 @@ def committed_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from conftest import copy_repository
 
     root = copy_repository(tmp_path_factory.mktemp("release") / "repo")
+    # The repository as it was before its first release, whatever releases it has had since: no
+    # changelog, no version in CITATION.cff, and the site built from that.
+    (root / "CHANGELOG.md").unlink(missing_ok=True)
+    citation = root / "CITATION.cff"
+    citation.write_text(re.sub(r"^(version|date-released):.*\n", "", citation.read_text("utf-8"), flags=re.M), "utf-8")
+    built = subprocess.run([sys.executable, "-m", "masrl", "build"], cwd=root, capture_output=True, text=True, check=False)
+    assert built.returncode == 0, built.stdout + built.stderr
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "corpus")
