@@ -235,3 +235,78 @@ def test_a_new_record_clashing_with_a_cached_one_is_found_as_a_full_load_finds_i
     clash = [(p.path, p.line > 1, p.field) for p in cached.problems if p.is_error]
     assert clash == [("papers/malt.yaml", True, "arxiv"), ("papers/malt.yaml", True, "url")]
     assert (copy / CACHE_FILE).read_bytes() == before  # a corpus with an error leaves the cache as it was
+
+
+# -- a whole clean validation is remembered and replayed while nothing changes
+
+
+@pytest.fixture
+def validations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One item for each time `masrl validate` really validates (rather than replays)."""
+    import masrl.validate as command
+
+    seen: list[int] = []
+    real = command.validate_paths
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(command, "validate_paths", spy)
+    return seen
+
+
+def test_a_clean_validation_is_replayed_while_nothing_changes(
+    copy: Path, run_cli: object, validations: list[int]
+) -> None:
+    # Arrange: a warning (LaTeX in a summary), so the replay has something to say besides the count
+    path = copy / "papers" / "c3.yaml"
+    text = re.sub(
+        r"(?m)^summary: .*$", r"summary: Gives each message \\\\emph{credit} of its own.", path.read_text("utf-8")
+    )
+    path.write_text(text, "utf-8")
+    _settle(copy)
+    # Act
+    first = run_cli("validate")  # type: ignore[operator]
+    second = run_cli("validate")  # type: ignore[operator]
+    quiet = run_cli("validate", "--quiet")  # type: ignore[operator]
+    # Assert
+    assert first.exit_code == second.exit_code == 0, first.output
+    assert "papers/c3.yaml:" in first.stdout and "summary: warning: " in first.stdout
+    assert (second.stdout, second.stderr) == (first.stdout, first.stderr)
+    assert (quiet.stdout, quiet.stderr) == ("", first.stderr)  # --quiet leaves the warnings out
+    assert validations == [1]
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ("papers/c3.yaml", ": rl: "),  # a record broken after a clean run is found
+        ("protocol.yaml", "protocol.yaml"),  # so is the protocol
+    ],
+)
+def test_a_change_after_a_clean_validation_is_validated_again(
+    copy: Path, run_cli: object, validations: list[int], change: str, expected: str
+) -> None:
+    # Arrange: a clean run, remembered
+    assert run_cli("validate").exit_code == 0  # type: ignore[operator]
+    # Act: break a file
+    path = copy / change
+    text = path.read_text("utf-8")
+    broken = text.replace('rl: "yes"', "rl: maybe", 1) if change.startswith("papers") else text + "\nstray: 1\n"
+    assert broken != text
+    path.write_text(broken, "utf-8")
+    result = run_cli("validate")  # type: ignore[operator]
+    # Assert
+    assert result.exit_code == 1
+    assert expected in result.stdout
+    assert validations == [1, 1]
+
+
+def test_no_cache_validates_every_time(
+    copy: Path, run_cli: object, validations: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MASRL_NO_CACHE", "1")
+    for _ in range(2):
+        assert run_cli("validate").exit_code == 0  # type: ignore[operator]
+    assert validations == [1, 1]
