@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -51,8 +52,9 @@ summary: Trains a team of agents on a shared reward.
 
 def git(root: Path, *args: str) -> str:
     done = subprocess.run(
-        ["git", *args], cwd=root, check=True, capture_output=True, text=True, env={**os.environ, **GIT_ENV}
+        ["git", *args], cwd=root, check=False, capture_output=True, text=True, env={**os.environ, **GIT_ENV}
     )
+    assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
     return done.stdout
 
 
@@ -79,10 +81,18 @@ def committed_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def scratch(committed_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A clone of the committed corpus of its own, as cwd: no tags, a clean tree."""
+    import warnings
+
     for name, value in GIT_ENV.items():
         monkeypatch.setenv(name, value)
     root = tmp_path / "repo"
-    git(tmp_path, "clone", "-q", str(committed_corpus), str(root))
+    # One full-suite run saw this clone exit 128 once (not seen again in isolation); a second try
+    # is made, and what git said the first time is kept as a warning to find the cause by.
+    first = subprocess.run(["git", "clone", "-q", str(committed_corpus), str(root)], capture_output=True, text=True)
+    if first.returncode != 0:
+        warnings.warn(f"git clone failed once ({first.returncode}): {first.stderr}", stacklevel=1)
+        shutil.rmtree(root, ignore_errors=True)
+        git(tmp_path, "clone", "-q", str(committed_corpus), str(root))
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return root
