@@ -116,3 +116,25 @@ def test_the_real_claims_page_carries_the_computed_table(
         message = next(r for r in table if r[0] == "message-credit-broad")
         assert (message[2], message[-1]) == ("✅ 2", "❌ 1")
         assert errors == []
+
+
+def test_a_view_that_moves_many_rows_lists_the_first_and_counts_the_rest() -> None:
+    import re
+
+    from masrl.publish._site import CLAIM_MOVES_SHOWN
+
+    page = (REPO / "site" / "docs" / "claims.md").read_text("utf-8")
+    lines = [line for line in page.splitlines() if re.search(r"; \d+ rows? move: ", line)]
+    assert lines  # the living corpus moves the snapshot's claims
+    long = 0
+    for line in lines:
+        total = int(re.search(r"; (\d+) rows? move: ", line).group(1))
+        listed = line.split(" move: ", 1)[1]
+        shown = len(re.findall(r"(?:^|, )[+−]", listed))  # each moved row starts with + or −
+        more = re.search(r", and (\d+) more \(`masrl claims --stress` lists every one\)$", line)
+        if total > CLAIM_MOVES_SHOWN:
+            long += 1
+            assert (shown, int(more.group(1)) if more else None) == (CLAIM_MOVES_SHOWN, total - CLAIM_MOVES_SHOWN), line[:120]
+        else:
+            assert more is None
+    assert long > 0  # the case is exercised on the real page

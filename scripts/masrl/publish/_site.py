@@ -287,7 +287,7 @@ def render_site(
         crosstabs=_crosstab_views(stats, labels),
         draws=[(r, d) for r in protocol.rounds for d in r.audit_draws] if protocol else [],
     )
-    page("claims.md", "claims.md.j2", stress=stress_display(analysis.views, analysis.stress))
+    page("claims.md", "claims.md.j2", stress=stress_display(analysis.views, analysis.stress), moves_shown=CLAIM_MOVES_SHOWN)
     from masrl.publish._log import EXCLUSIONS_PER_PAGE, exclusion_anchor, exclusion_log_pages
 
     log_pages = exclusion_log_pages(corpus)
@@ -337,6 +337,7 @@ def _tags(p: Paper, family: dict[str, str], labels: dict[str, dict[str, str]]) -
     return tags
 
 
+CLAIM_MOVES_SHOWN = 40  # rows a claim's view lists as moving; `masrl claims --stress` lists them all
 DETAILS_FILE = (
     "data/papers-details.json"  # under site/docs: what the papers page loads when a reader searches or exports
 )
