@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import json
-import os
+import time
 from pathlib import Path
 
 import click
 
 from masrl.base._cli_common import ReportedFailure, report, root_of
 from masrl.base._problems import Problem, Severity, has_errors
+from masrl.corpus._cache import caching_off
 from masrl.corpus._cli import taxonomy_failures
 from masrl.corpus._load import kind_of, load_corpus
 from masrl.corpus._venues import VENUES_FILE
 from masrl.living._protocol import PROTOCOL_FILE, check_with_records
+from masrl.publish._state import recall, remember, scan
 
 
 def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], int]:
@@ -74,14 +75,19 @@ def command(ctx: click.Context, paths: tuple[Path, ...], quiet: bool, strict: bo
         masrl validate papers/c3.yaml
     """
     root = root_of(ctx)
-    known = None if paths else _known_result(root)
+    # The files are looked at once, before validating: a change made while it runs then shows as a
+    # change at the next run, never as part of the report remembered now.
+    key, newest = (None, 0.0) if paths or caching_off() else _state_key(root)
+    known = _known_result(root, key) if key else None
     if known is not None:
         problems, files = known
     else:
         with taxonomy_failures():
             problems, files = validate_paths(root, paths)
-        if not paths and not has_errors(problems):
-            _remember_result(root, problems, files)
+        if key and not has_errors(problems) and time.time() - newest >= RECENT_S:
+            # (a file changed a moment ago could change again with the same time stamp)
+            rows = [[p.path, p.line, p.column, p.field, p.message, str(p.severity)] for p in problems]
+            remember(root, STATE_FILE, key, {"files": files, "problems": rows})
     report(problems, files, quiet=quiet)
     if has_errors(problems) or (strict and problems):
         raise ReportedFailure()
@@ -95,64 +101,19 @@ _FORMAT = 1
 RECENT_S = 2.0  # files changed more recently than this are not trusted to show their next change
 
 
-def _state_key(root: Path) -> str:
-    from masrl.publish._state import fingerprint
+def _state_key(root: Path) -> tuple[str, float]:
+    """The key a report is remembered under, and when the newest file it reads changed."""
+    digest, newest = scan(root)
+    return f"{_FORMAT}|{digest}|{Path.cwd().resolve()}", newest
 
-    return f"{_FORMAT}|{fingerprint(root)}|{Path.cwd().resolve()}"
 
-
-def _known_result(root: Path) -> tuple[list[Problem], int] | None:
+def _known_result(root: Path, key: str) -> tuple[list[Problem], int] | None:
     """The remembered report of the last clean whole-corpus validation, if nothing changed since."""
-    from masrl.publish._state import CACHE_DIR
-
-    if os.environ.get("MASRL_NO_CACHE", "") not in ("", "0"):
+    state = recall(root, STATE_FILE, key)
+    if state is None:
         return None
     try:
-        state = json.loads((root / CACHE_DIR / STATE_FILE).read_text("utf-8"))
-        if state["key"] != _state_key(root):
-            return None
         problems = [Problem(p, int(ln), int(col), f, m, Severity(sev)) for p, ln, col, f, m, sev in state["problems"]]
         return problems, int(state["files"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return None
-
-
-def _newest_change(root: Path) -> float:
-    """When the most recently changed file a validation reads was changed (seconds since the epoch)."""
-    from masrl.publish._state import INPUT_DIRS, INPUT_FILES
-
-    newest = 0.0
-    for name in INPUT_FILES:
-        try:
-            newest = max(newest, (root / name).stat().st_mtime)
-        except OSError:
-            pass
-    for folder in INPUT_DIRS:
-        for base, _, names in os.walk(root / folder):
-            for name in names:
-                try:
-                    newest = max(newest, os.stat(os.path.join(base, name)).st_mtime)
-                except OSError:
-                    pass
-    return newest
-
-
-def _remember_result(root: Path, problems: list[Problem], files: int) -> None:
-    """Remember a clean report (warnings at most). A cache: failing to write it is harmless."""
-    import time
-
-    from masrl.publish._state import CACHE_DIR
-
-    if os.environ.get("MASRL_NO_CACHE", "") not in ("", "0"):
-        return
-    if time.time() - _newest_change(root) < RECENT_S:
-        return  # a file changed a moment ago could change again with the same time stamp
-    rows = [[p.path, p.line, p.column, p.field, p.message, str(p.severity)] for p in problems]
-    path = root / CACHE_DIR / STATE_FILE
-    try:
-        path.parent.mkdir(exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"key": _state_key(root), "files": files, "problems": rows}) + "\n", "utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass

@@ -272,7 +272,8 @@ def test_a_clean_validation_is_replayed_while_nothing_changes(
     quiet = run_cli("validate", "--quiet")  # type: ignore[operator]
     # Assert
     assert first.exit_code == second.exit_code == 0, first.output
-    assert "papers/c3.yaml:" in first.stdout and "summary: warning: " in first.stdout
+    assert "papers/c3.yaml:" in first.stdout
+    assert "summary: warning: " in first.stdout
     assert (second.stdout, second.stderr) == (first.stdout, first.stderr)
     assert (quiet.stdout, quiet.stderr) == ("", first.stderr)  # --quiet leaves the warnings out
     assert validations == [1]

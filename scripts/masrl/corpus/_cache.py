@@ -121,10 +121,15 @@ def cache_key(root: Path, taxonomy_bytes: bytes, today: str) -> str:
 _DECODER = msgspec.msgpack.Decoder(_File)
 
 
+def caching_off() -> bool:
+    """Whether ``MASRL_NO_CACHE`` switches every cache of masrl off (set, and not "0")."""
+    return os.environ.get("MASRL_NO_CACHE", "") not in ("", "0")
+
+
 def open_cache(root: Path, taxonomy_bytes: bytes, today: str) -> RecordCache | None:
     """The record cache of *root* (empty when absent, stale or unreadable), or None when caching
     is switched off (``MASRL_NO_CACHE``)."""
-    if os.environ.get("MASRL_NO_CACHE", "") not in ("", "0"):
+    if caching_off():
         return None
     path = root / CACHE_FILE
     key = cache_key(root, taxonomy_bytes, today)

@@ -543,10 +543,11 @@ def _ledger_key(root: Path) -> str | None:
     package's version of this module; None when a file changed within the last two seconds (it
     could change again without its size or time moving) or the cache is switched off."""
     import hashlib
-    import os
     import time
 
-    if os.environ.get("MASRL_NO_CACHE", "") not in ("", "0"):
+    from masrl.corpus._cache import caching_off
+
+    if caching_off():
         return None
     parts = [str(LEDGER_CACHE_FORMAT), Path(__file__).read_text("utf-8")]
     now = time.time_ns()

@@ -24,6 +24,7 @@ from masrl.analysis._claims import stress_display
 from masrl.corpus import _vocab as v
 from masrl.corpus._records import Paper
 from masrl.corpus._vocab import Taxonomy
+from masrl.publish._log import EXCLUSIONS_PER_PAGE, exclusion_anchor, exclusion_log_pages
 from masrl.publish._python_api import context as python_api_context
 from masrl.publish._render import md, md_url, template_environment
 
@@ -287,13 +288,23 @@ def render_site(
         crosstabs=_crosstab_views(stats, labels),
         draws=[(r, d) for r in protocol.rounds for d in r.audit_draws] if protocol else [],
     )
-    page("claims.md", "claims.md.j2", stress=stress_display(analysis.views, analysis.stress), moves_shown=CLAIM_MOVES_SHOWN)
-    from masrl.publish._log import EXCLUSIONS_PER_PAGE, exclusion_anchor, exclusion_log_pages
-
+    page(
+        "claims.md",
+        "claims.md.j2",
+        stress=stress_display(analysis.views, analysis.stress),
+        moves_shown=CLAIM_MOVES_SHOWN,
+    )
     log_pages = exclusion_log_pages(corpus)
     log_links: dict[str, str] = {}
     for n, records in enumerate(log_pages, start=1):
-        page(f"exclusion-log/{n}.md", "exclusion-log.md.j2", records=records, number=n, count=len(log_pages), anchor=exclusion_anchor)
+        page(
+            f"exclusion-log/{n}.md",
+            "exclusion-log.md.j2",
+            records=records,
+            number=n,
+            count=len(log_pages),
+            anchor=exclusion_anchor,
+        )
         log_links.update({e.id: f"exclusion-log/{n}.md#{exclusion_anchor(e.id)}" for e in records})
     page(
         "screening.md",
@@ -303,7 +314,9 @@ def render_site(
         log_links=log_links,
         protocol=protocol,
         round_flows=[spec for spec in specs if spec.name.startswith("screening-flow-")],
-        arms_flows={spec.name.removeprefix("screening-arms-"): spec for spec in specs if spec.name.startswith("screening-arms-")},
+        arms_flows={
+            spec.name.removeprefix("screening-arms-"): spec for spec in specs if spec.name.startswith("screening-arms-")
+        },
         paper_keys={p.key for p in corpus.papers},
         rule_numbers=lambda reasons: sorted({r.id for code in reasons for r in protocol.rules_for(code)}),
         source_labels={x.id: x.label for x in protocol.sources} if protocol else {},
