@@ -70,7 +70,9 @@ def committed_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "CHANGELOG.md").unlink(missing_ok=True)
     citation = root / "CITATION.cff"
     citation.write_text(re.sub(r"^(version|date-released):.*\n", "", citation.read_text("utf-8"), flags=re.M), "utf-8")
-    built = subprocess.run([sys.executable, "-m", "masrl", "build"], cwd=root, capture_output=True, text=True, check=False)
+    built = subprocess.run(
+        [sys.executable, "-m", "masrl", "build"], cwd=root, capture_output=True, text=True, check=False
+    )
     assert built.returncode == 0, built.stdout + built.stderr
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")

@@ -683,7 +683,10 @@ CASES: list[tuple[str, str, str | bytes, int, list[str]]] = [
             "  reward_type: shared\n  credit_unit: agent\n  topology: centralized\nsecond",
             "  reward_type: hybrid\n  credit_unit: agent\n  topology: centralized\nsecond",
         )
-        .replace("  reward_type: shared\n  credit_unit: agent\n  topology: centralized\n  strict", "  reward_type: individual\n  credit_unit: agent\n  topology: centralized\n  strict")
+        .replace(
+            "  reward_type: shared\n  credit_unit: agent\n  topology: centralized\n  strict",
+            "  reward_type: individual\n  credit_unit: agent\n  topology: centralized\n  strict",
+        )
         .replace("verdict: agree", "verdict: disagree_reward\nnote: Neither reading, the corpus codes this shared."),
         0,
         [],

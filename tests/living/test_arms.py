@@ -366,7 +366,9 @@ def test_a_ranked_candidate_left_above_the_deepest_decision_is_skipped(arms_corp
 def test_a_candidate_read_and_left_waiting_is_not_skipped(arms_corpus: Path) -> None:
     # rank 5 was read and waits for its abstract; rank 6 decided below it
     _queue(arms_corpus, "2506.00015", "pending")
-    _queue(arms_corpus, "2506.00016", "excluded", exclusion="E004", stage="abstract_screen", reasons=["no_rl"], note="n")
+    _queue(
+        arms_corpus, "2506.00016", "excluded", exclusion="E004", stage="abstract_screen", reasons=["no_rl"], note="n"
+    )
     stop = _report(arms_corpus)["stopping"]
     assert stop["last_screened"]["skipped"] == []
     assert stop["last_screened"]["deepest_rank"] == 6

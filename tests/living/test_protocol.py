@@ -356,8 +356,22 @@ def test_only_a_round_of_named_records_may_overlap_or_share_a_cutoff() -> None:
 
 
 def test_the_repository_declares_the_boundary_rules_and_the_backfill_round() -> None:
-    assert [b.id for b in PROTOCOL.boundary_rules] == ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10", "B11"]
-    assert [b.decision for b in PROTOCOL.boundary_rules] == ["include"] * 6 + ["exclude"] * 2 + ["include"] * 2 + ["exclude"]
+    assert [b.id for b in PROTOCOL.boundary_rules] == [
+        "B1",
+        "B2",
+        "B3",
+        "B4",
+        "B5",
+        "B6",
+        "B7",
+        "B8",
+        "B9",
+        "B10",
+        "B11",
+    ]
+    assert [b.decision for b in PROTOCOL.boundary_rules] == ["include"] * 6 + ["exclude"] * 2 + ["include"] * 2 + [
+        "exclude"
+    ]
     backfill = PROTOCOL.round("backfill")
     assert (backfill.start, backfill.end, backfill.cutoff, backfill.origin, backfill.named) == (
         "2023-01-01",

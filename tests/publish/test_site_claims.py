@@ -134,7 +134,9 @@ def test_a_view_that_moves_many_rows_lists_the_first_and_counts_the_rest() -> No
         more = re.search(r", and (\d+) more \(`masrl claims --stress` lists every one\)$", line)
         if total > CLAIM_MOVES_SHOWN:
             long += 1
-            assert (shown, int(more.group(1)) if more else None) == (CLAIM_MOVES_SHOWN, total - CLAIM_MOVES_SHOWN), line[:120]
+            assert (shown, int(more.group(1)) if more else None) == (CLAIM_MOVES_SHOWN, total - CLAIM_MOVES_SHOWN), (
+                line[:120]
+            )
         else:
             assert more is None
     assert long > 0  # the case is exercised on the real page
