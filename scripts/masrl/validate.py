@@ -9,7 +9,7 @@ import click
 
 from masrl.base._cli_common import ReportedFailure, report, root_of
 from masrl.base._problems import Problem, Severity, has_errors
-from masrl.corpus._cache import caching_off
+from masrl.base._settings import caching_off
 from masrl.corpus._cli import taxonomy_failures
 from masrl.corpus._load import kind_of, load_corpus
 from masrl.corpus._venues import VENUES_FILE

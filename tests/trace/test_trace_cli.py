@@ -138,8 +138,11 @@ _MODULES = "import sys; from masrl.cli import cli; sys.argv = ['masrl', *sys.arg
 
 
 def loaded_modules(*args: str) -> set[str]:
+    # No cache: a whole validation runs, never the replay of a remembered report (which loads no
+    # record), so what a command needs does not hang on what an earlier run left in .masrl-cache/.
+    env = {**os.environ, "MASRL_NO_CACHE": "1"}
     result = subprocess.run(
-        [sys.executable, "-c", _MODULES, *args], cwd=REPO, capture_output=True, text=True, check=False
+        [sys.executable, "-c", _MODULES, *args], cwd=REPO, capture_output=True, text=True, check=False, env=env
     )
     return set(result.stderr.split()[-1000:])
 

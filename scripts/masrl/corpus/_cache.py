@@ -32,6 +32,7 @@ from pathlib import Path
 import msgspec
 
 from masrl.base._problems import Problem
+from masrl.base._settings import caching_off
 from masrl.corpus._records import Audit, Exclusion, Paper
 
 CACHE_FILE = ".masrl-cache/records.msgpack"
@@ -119,11 +120,6 @@ def cache_key(root: Path, taxonomy_bytes: bytes, today: str) -> str:
 
 
 _DECODER = msgspec.msgpack.Decoder(_File)
-
-
-def caching_off() -> bool:
-    """Whether ``MASRL_NO_CACHE`` switches every cache of masrl off (set, and not "0")."""
-    return os.environ.get("MASRL_NO_CACHE", "") not in ("", "0")
 
 
 def open_cache(root: Path, taxonomy_bytes: bytes, today: str) -> RecordCache | None:

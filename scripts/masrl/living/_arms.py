@@ -545,7 +545,7 @@ def _ledger_key(root: Path) -> str | None:
     import hashlib
     import time
 
-    from masrl.corpus._cache import caching_off
+    from masrl.base._settings import caching_off
 
     if caching_off():
         return None
