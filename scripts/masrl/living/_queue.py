@@ -29,7 +29,7 @@ from masrl.corpus._format import scalar
 from masrl.corpus._load import display_path
 from masrl.corpus._records import Corpus
 from masrl.corpus._yaml import YamlError, load_path
-from masrl.living._scaffold import TITLE_SIMILARITY, normalise_title
+from masrl.living._scaffold import TITLE_SIMILARITY, normalise_title, same_numbers
 from masrl.living._sources import Found, strip_version
 
 QUEUE_DIR = "screening"
@@ -107,7 +107,7 @@ class Known:
         grams = _grams(norm)
         matcher = difflib.SequenceMatcher(None, "", norm, autojunk=False)
         for other_grams, other, owner in self._grams[lo:hi]:
-            if 2 * len(grams & other_grams) < max(len(grams), len(other_grams)):
+            if 2 * len(grams & other_grams) < max(len(grams), len(other_grams)) or not same_numbers(norm, other):
                 continue
             matcher.set_seq1(other)
             if matcher.ratio() >= TITLE_SIMILARITY:

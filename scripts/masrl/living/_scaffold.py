@@ -60,6 +60,17 @@ class Candidate:
     source: str = ""  # where it came from, for messages: "entry 'chen2024' (line 3)"
 
 
+def same_numbers(x: str, y: str) -> bool:
+    """Whether two normalised titles carry the same numbers in the same order: titles that differ
+    in one ("RecGPT-V2 Technical Report", "RecGPT-V3 Technical Report") name different works
+    however close their letters are.
+
+    >>> same_numbers("recgptv2technicalreport", "recgptv3technicalreport"), same_numbers("gpt4", "gpt4o")
+    (False, True)
+    """
+    return re.findall(r"[0-9]+", x) == re.findall(r"[0-9]+", y)
+
+
 def normalise_title(title: str) -> str:
     """*title* as titles are compared: its letters and digits only, of any script, without case or
     accents, and with compatibility forms unfolded (NFKD), so "β-DPO" stays apart from "DPO" while
@@ -271,7 +282,10 @@ def refusals(
     titles += [(o.title, o.source) for o in others]
     titles += [(title, f"unfinished {kind} '{name}'") for kind, name, _, title in unfinished if title]
     for other_title, owner in titles:
-        ratio = difflib.SequenceMatcher(None, title, normalise_title(other_title)).ratio()
+        other_norm = normalise_title(other_title)
+        if not same_numbers(title, other_norm):
+            continue
+        ratio = difflib.SequenceMatcher(None, title, other_norm).ratio()
         if ratio >= TITLE_SIMILARITY:
             yield f"its title is {'the same as' if ratio == 1 else 'nearly the same as'} that of {owner}: {other_title!r}"
             return

@@ -1,0 +1,59 @@
+"""Whether two titles name the same work: near-identical letters are not enough when the numbers
+differ, so the next version of a technical report is screened as its own candidate."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from masrl.living._facts import similar_titles
+from masrl.living._lists import same_title
+from masrl.living._queue import Known
+from masrl.living._scaffold import normalise_title, same_numbers
+
+
+def corpus(*labels: str) -> SimpleNamespace:
+    exclusions = [
+        SimpleNamespace(
+            id=f"E{i:03d}", label=label, identifier=f"arXiv:2607.1559{i}", url=f"https://arxiv.org/abs/2607.1559{i}"
+        )
+        for i, label in enumerate(labels, 1)
+    ]
+    return SimpleNamespace(papers=[], exclusions=exclusions)
+
+
+@pytest.mark.parametrize(
+    ("known", "candidate", "match"),
+    [
+        # the case met in the field search: V3 excluded, V2 a different paper
+        ("RecGPT-V3 Technical Report", "RecGPT-V2 Technical Report", None),
+        (
+            "Llama 2: Open Foundation and Fine-Tuned Chat Models",
+            "Llama 3: Open Foundation and Fine-Tuned Chat Models",
+            None,
+        ),
+        ("Qwen2.5 Technical Report", "Qwen2 Technical Report", None),
+        # same numbers, a typo or punctuation apart: the same work
+        ("RecGPT-V2 Technical Report", "RecGPT V2 Techincal Report", "E001"),
+        ("GPT-4 Agents Debate in Teams", "GPT4 agents debate in teams", "E001"),
+        ("Multi-agent debate with message credit", "Multi-agent debates with message credit", "E001"),
+    ],
+)
+def test_known_titles_with_other_numbers_are_other_works(known: str, candidate: str, match: str | None) -> None:
+    assert Known(corpus(known)).match(None, None, None, candidate) == match  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("RecGPT-V2 Technical Report", "RecGPT-V3 Technical Report", False),
+        ("ProRL v2: Prolonged Training", "ProRL v3: Prolonged Training", False),
+        ("GPT-4 Agents Debate", "GPT4 Agents Debate", True),
+        ("Agents Debate", "Agent Debate", True),
+    ],
+)
+def test_every_title_comparison_keeps_numbers_apart(a: str, b: str, same: bool) -> None:
+    assert same_numbers(normalise_title(a), normalise_title(b)) is same
+    assert similar_titles(a, b) is same
+    assert same_title(a, b) is same
