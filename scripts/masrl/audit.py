@@ -11,7 +11,6 @@ from typing import Any
 import click
 
 from masrl.base._cli_common import MasrlError, root_of
-from masrl.build import analysis_or_fail
 from masrl.corpus._records import Corpus
 
 
@@ -62,10 +61,14 @@ def command(ctx: click.Context, as_json: bool, round_id: str | None, size: int |
     if size is not None or seed is not None:
         _draw(root, size, seed, round_id, as_json)
         return
-    analysis = analysis_or_fail(root)
-    audit = analysis.stats["audit"]
+    # The agreement needs the records alone: not the claims, arms and estimate a build computes.
+    from masrl.analysis._stats import audit_agreement
+    from masrl.corpus._cli import load_or_fail
+
+    corpus = load_or_fail(root).corpus
+    audit = audit_agreement(corpus)
     if round_id is not None:
-        audit = _round_audit(root, analysis.corpus, round_id)
+        audit = _round_audit(root, corpus, round_id)
     if as_json:
         click.echo(json.dumps(audit, indent=2, ensure_ascii=False))
         return
