@@ -38,7 +38,6 @@ and noted as not compared in full. Tags, summaries, notes and sub-decision evide
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import urllib.parse
@@ -50,7 +49,7 @@ from masrl.corpus._records import Paper
 from masrl.corpus._venues import Venues
 from masrl.living import _dblp
 from masrl.living._net import Answer, Client, NetworkError, SourceError, service_text
-from masrl.living._scaffold import TITLE_SIMILARITY, normalise_title, same_numbers
+from masrl.living._scaffold import nearly_same_titles, normalise_title
 from masrl.living._sources import (
     Found,
     arxiv_page,
@@ -135,11 +134,7 @@ def arxiv_entries(ids: list[str], client: Client) -> ArxivFacts:
 def similar_titles(a: str, b: str) -> bool:
     """True when the titles *a* and *b*, cleaned of markup and normalised, are (nearly) the same."""
     x, y = normalise_title(clean(a)), normalise_title(clean(b))
-    return (
-        bool(x)
-        and same_numbers(x, y)
-        and difflib.SequenceMatcher(None, x, y, autojunk=False).ratio() >= TITLE_SIMILARITY
-    )
+    return bool(x) and nearly_same_titles(x, y)
 
 
 def arxiv_by_title(title: str, client: Client) -> Found | None:

@@ -30,7 +30,6 @@ titles disagree is warned of (:func:`disagreements`): it counts once.
 from __future__ import annotations
 
 import csv
-import difflib
 import io
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -41,7 +40,7 @@ from typing import Any
 from masrl.base._problems import Problem, Severity
 from masrl.corpus._load import display_path
 from masrl.corpus._records import Corpus
-from masrl.living._scaffold import TITLE_SIMILARITY, normalise_title, same_numbers
+from masrl.living._scaffold import nearly_same_titles, normalise_title
 
 MAX_BYTES = 20_000_000  # a curated list is tens of kilobytes; anything this large is a mistake
 FORMATS = {
@@ -907,7 +906,7 @@ def same_title(a: str, b: str) -> bool:
     x, y = normalise_title(a), normalise_title(b)
     if not x or not y or x in y or y in x:
         return True
-    if same_numbers(x, y) and difflib.SequenceMatcher(None, x, y, autojunk=False).ratio() >= TITLE_SIMILARITY:
+    if nearly_same_titles(x, y):
         return True
     head_a, head_b = (normalise_title(re.split(r":| \(| [-–—] ", t, maxsplit=1)[0]) for t in (a, b))
     return bool(head_a) and head_a == head_b

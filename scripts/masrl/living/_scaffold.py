@@ -71,6 +71,12 @@ def same_numbers(x: str, y: str) -> bool:
     return re.findall(r"[0-9]+", x) == re.findall(r"[0-9]+", y)
 
 
+def nearly_same_titles(x: str, y: str) -> bool:
+    """Whether the normalised titles *x* and *y* name one work: the same numbers, and letters at
+    least TITLE_SIMILARITY alike."""
+    return same_numbers(x, y) and difflib.SequenceMatcher(None, x, y, autojunk=False).ratio() >= TITLE_SIMILARITY
+
+
 def normalise_title(title: str) -> str:
     """*title* as titles are compared: its letters and digits only, of any script, without case or
     accents, and with compatibility forms unfolded (NFKD), so "β-DPO" stays apart from "DPO" while
