@@ -35,14 +35,28 @@ def git(root: Path, *args: str) -> str:
     return done.stdout
 
 
+@pytest.fixture(scope="session")
+def committed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository's corpus committed and tagged 2026.12 once, for each test to clone (copying
+    and committing its eight thousand files for every test was most of this file's time)."""
+    from conftest import copy_repository
+
+    root = copy_repository(tmp_path_factory.mktemp("at") / "repo")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "corpus")
+    git(root, "tag", "2026.12")
+    return root
+
+
 @pytest.fixture
-def tagged(repo_copy: Path) -> Path:
-    """The repository's corpus committed and tagged 2026.12, then one paper retagged in the worktree."""
-    git(repo_copy, "init", "-q", "-b", "main")
-    git(repo_copy, "add", "-A")
-    git(repo_copy, "commit", "-q", "-m", "corpus")
-    git(repo_copy, "tag", "2026.12")
-    return repo_copy
+def tagged(committed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A clone of its own of the tagged corpus, as cwd, with a clean worktree."""
+    root = tmp_path / "repo"
+    git(tmp_path, "clone", "-q", str(committed), str(root))
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("MASRL_ROOT", raising=False)
+    return root
 
 
 def _retag_one_paper(root: Path) -> Path:

@@ -17,12 +17,13 @@ if TYPE_CHECKING:  # the build machinery is imported when used, so a no-op build
     from masrl.publish._build import Analysis
 
 
-def analysis_or_fail(root: Path, snapshot: str | None = None) -> Analysis:
-    """The analysed corpus at *root* (only *snapshot*'s records, if given), or print its problems and exit 1."""
+def analysis_or_fail(root: Path, snapshot: str | None = None, *, arms: bool = True) -> Analysis:
+    """The analysed corpus at *root* (only *snapshot*'s records, if given), or print its problems and
+    exit 1; with *arms* false, without the search arms' report (see :func:`analyse`)."""
     from masrl.publish._build import analyse
 
     with _failing():
-        return analyse(root, snapshot=snapshot)
+        return analyse(root, snapshot=snapshot, arms=arms)
     raise AssertionError("unreachable")  # pragma: no cover
 
 

@@ -65,7 +65,7 @@ def command(ctx: click.Context, quiet: bool, stress: bool, as_json: bool, snapsh
         masrl claims --at 2026.12
     """
     with corpus_at(root_of(ctx), at) as root:
-        analysis = analysis_or_fail(root, snapshot)
+        analysis = analysis_or_fail(root, snapshot, arms=False)  # no claim reads the arms
     outcomes = analysis.outcomes
     failing = [o for o in outcomes if not o.holds]
     if as_json:

@@ -41,7 +41,7 @@ def command(ctx: click.Context, rev: str, output: Path | None) -> None:
     from masrl.publish._diff import compare, markdown
 
     root = root_of(ctx)
-    after = analysis_or_fail(root)
+    after = analysis_or_fail(root, arms=False)  # the diff compares records, counts and claims
     with tempfile.TemporaryDirectory(prefix="masrl-diff-") as tmp:
         checkout_corpus(root, rev, Path(tmp))
         try:

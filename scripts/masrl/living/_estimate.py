@@ -166,13 +166,16 @@ def _fit(y: Any, x: Any) -> tuple[float, float, float] | None:
     when it cannot be fitted: a design of less than full rank (a heterogeneity term the
     interactions already span), no convergence, or an unseen cell without bound."""
     import numpy as np
-    import statsmodels.api as sm
+
+    # The GLM module itself, not statsmodels.api: the whole API takes a second and a half more to import.
+    from statsmodels.genmod.families import Poisson
+    from statsmodels.genmod.generalized_linear_model import GLM
     from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
     if np.linalg.matrix_rank(x) < x.shape[1]:
         return None
     try:
-        result = sm.GLM(y, x, family=sm.families.Poisson()).fit()
+        result = GLM(y, x, family=Poisson()).fit()
     except (ConvergenceWarning, ValueError, np.linalg.LinAlgError):
         return None
     b0, se = float(result.params[0]), float(result.bse[0])

@@ -45,13 +45,15 @@ class Analysis:
         return self.loaded.corpus
 
 
-def analyse(root: Path, *, strict: bool = True, snapshot: str | None = None) -> Analysis:
+def analyse(root: Path, *, strict: bool = True, snapshot: str | None = None, arms: bool = True) -> Analysis:
     """Load, validate, compute statistics and evaluate claims, or raise :class:`BuildError`.
 
     With *strict* false, records with errors are left out instead of stopping the analysis (the
     diff of an old revision uses this); a broken claims.yaml still stops it. With *snapshot* (an
     origin, e.g. ``survey``), only the records of that origin are analysed; otherwise the living
-    corpus is, and ``stats["snapshot"]`` gives the survey snapshot's totals beside its own.
+    corpus is, and ``stats["snapshot"]`` gives the survey snapshot's totals beside its own. With
+    *arms* false, the search arms' ledgers are neither read nor estimated from (no claim reads
+    them, and reading eight thousand queue files and fitting the estimate is most of the work).
     """
     from masrl.analysis import _stats
 
@@ -76,7 +78,7 @@ def analyse(root: Path, *, strict: bool = True, snapshot: str | None = None) -> 
             raise BuildError(errors, loaded.files + 1)
     if protocol is not None:
         stats["screening"]["rounds"] = round_counts(loaded.corpus, protocol)
-        if protocol.arms and snapshot is None:  # the arms' ledgers name records a snapshot leaves out
+        if arms and protocol.arms and snapshot is None:  # the arms' ledgers name records a snapshot leaves out
             from masrl.living._arms import arms_report
 
             report, problems = arms_report(root, protocol, loaded.corpus)
