@@ -13,6 +13,7 @@ and the result is parsed again and compared with the input: same data, same comm
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -62,6 +63,12 @@ def scalar(value: Any, raw: str | None = None) -> str:
     return text if _plain_ok(text) else json.dumps(text, ensure_ascii=False)
 
 
+# PyYAML's reading (YAML 1.1, as most other tools read a record) with libyaml's parser when PyYAML
+# was built with it: the same resolver as yaml.SafeLoader, ten times faster on the corpus's files.
+_THEIR_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@functools.lru_cache(maxsize=65536)
 def _plain_ok(text: str) -> bool:
     if not text or text != text.strip() or text[0] in _INDICATORS or "\n" in text:
         return False
@@ -72,7 +79,7 @@ def _plain_ok(text: str) -> bool:
     line = f"k: {text}\n"
     try:
         ours = load_text(line).data
-        theirs = yaml.safe_load(line)
+        theirs = yaml.load(line, Loader=_THEIR_LOADER)  # noqa: S506 - a safe loader
     except (YamlError, yaml.YAMLError):
         return False
     return bool(ours == {"k": text} and theirs == {"k": text})
