@@ -389,7 +389,9 @@ def _table_data(
             "s": p.strict_credit,
             "o": {o: s.code for o, s in (p.subdecisions or {}).items()},
             "ax": p.arxiv,
-            "cd": p.code,
+            # only whether there is code: the address itself (unique, so gzip cannot shrink it; a
+            # tenth of the page at 400 links) comes with the details, as "cu"
+            "cd": 1 if p.code else None,
         }
         row.update({key: value for key, value in optional.items() if value})
         rows.append(row)
@@ -398,6 +400,7 @@ def _table_data(
             "ea": p.et_al,
             "x": p.summary,
             "d": p.doi,
+            "cu": p.code,
             # the url, left out when it is the arXiv abstract page (papers.js rebuilds it from "ax")
             "w": None if p.arxiv and p.url == f"https://arxiv.org/abs/{p.arxiv}" else p.url,
             "mw": list(p.more_urls),

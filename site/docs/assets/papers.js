@@ -27,7 +27,7 @@
   // Rows arrive without their empty keys (the page carries them inline); give every row the same
   // keys in the same order, so the engine reads them the fast way, the same for every row. The
   // details' keys (DETAIL_KEYS) are filled in when data/papers-details.json arrives.
-  var DETAIL_KEYS = ["au", "ea", "x", "d", "w", "mw", "et", "by", "b", "bt", "ba"];
+  var DETAIL_KEYS = ["au", "ea", "x", "d", "cu", "w", "mw", "et", "by", "b", "bt", "ba"];
   var KEYS = ["k", "t", "y", "ve", "s", "o", "ax", "cd"].concat(DETAIL_KEYS);
   filters.forEach(function (f) { if (KEYS.indexOf(f.k) === -1) KEYS.push(f.k); });
   // A key a row lacks takes the value given under data.defaults, if any.
@@ -331,7 +331,8 @@
         } else if (key === "links") {
           if (row.ax) td.appendChild(link("https://arxiv.org/pdf/" + row.ax, "PDF"));
           if (row.ax && row.cd) td.appendChild(document.createTextNode(" "));
-          if (row.cd) td.appendChild(link(row.cd, "code"));
+          // the code's address comes with the details; until then the link opens the entry's page, which shows it
+          if (row.cd) td.appendChild(link(row.cu || encodeURIComponent(row.k) + "/", "code"));
         } else {
           td.textContent = cellText(row, key);
           if (byKey[key] && byKey[key].cells) td.title = byKey[key].label_of[row[key]] || "";
@@ -536,7 +537,7 @@
         }
         parts.push(codes);
       }
-      parts.push(row.ax || "", quoted(row.d), quoted(urlOf(row)), quoted(row.cd), row.ax ? "https://arxiv.org/pdf/" + row.ax : "");
+      parts.push(row.ax || "", quoted(row.d), quoted(urlOf(row)), quoted(row.cu), row.ax ? "https://arxiv.org/pdf/" + row.ax : "");
       lines.push(parts.join(","));
     }
     return lines.text() + "\r\n";
