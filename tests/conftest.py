@@ -20,6 +20,15 @@ settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None
 settings.load_profile("ci" if os.environ.get("CI") or os.environ.get("MASRL_REQUIRE_BROWSER") == "1" else "local")
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+# The files whose tests take longest (each copies, commits and rebuilds the whole corpus) run first,
+# so that with `-n auto` no worker is left alone with one of them at the end of the run.
+LONGEST_FIRST = ("test_release.py", "test_at.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.path.name not in LONGEST_FIRST)  # a stable sort: the rest keep their order
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 # A minimal valid paper, as YAML text, one field per line so cases can swap single lines.
