@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.org",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.org",
-}
+from conftest import clone_of, commit_all, copy_repository, git
 
 # Every command that reads records with --at, as a user types it.
 READERS = [
@@ -28,23 +21,12 @@ READERS = [
 ]
 
 
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=root, check=True, capture_output=True, text=True, env={**os.environ, **GIT_ENV}
-    )
-    return done.stdout
-
-
 @pytest.fixture(scope="session")
 def committed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository's corpus committed and tagged 2026.12 once, for each test to clone (copying
     and committing its eight thousand files for every test was most of this file's time)."""
-    from conftest import copy_repository
-
     root = copy_repository(tmp_path_factory.mktemp("at") / "repo")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "corpus")
+    commit_all(root)
     git(root, "tag", "2026.12")
     return root
 
@@ -52,8 +34,7 @@ def committed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def tagged(committed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A clone of its own of the tagged corpus, as cwd, with a clean worktree."""
-    root = tmp_path / "repo"
-    git(tmp_path, "clone", "-q", str(committed), str(root))
+    root = clone_of(committed, tmp_path / "repo")
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return root

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,12 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.org",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.org",
-}
+from conftest import GIT_ENV, clone_of, commit_all, copy_repository, git
 
 # A paper found after the first release (synthetic: the arXiv id names no real paper).
 NEW_PAPER = """\
@@ -50,20 +43,10 @@ summary: Trains a team of agents on a shared reward.
 """
 
 
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=root, check=False, capture_output=True, text=True, env={**os.environ, **GIT_ENV}
-    )
-    assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
-    return done.stdout
-
-
 @pytest.fixture(scope="session")
 def committed_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository's corpus and generated files committed once in a fresh repository, for the
     tests to clone (copying and committing the whole corpus for each test took most of their time)."""
-    from conftest import copy_repository
-
     root = copy_repository(tmp_path_factory.mktemp("release") / "repo")
     # The repository as it was before its first release, whatever releases it has had since: no
     # changelog, no version in CITATION.cff, and the site built from that.
@@ -74,27 +57,16 @@ def committed_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
         [sys.executable, "-m", "masrl", "build"], cwd=root, capture_output=True, text=True, check=False
     )
     assert built.returncode == 0, built.stdout + built.stderr
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "corpus")
+    commit_all(root)
     return root
 
 
 @pytest.fixture
 def scratch(committed_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A clone of the committed corpus of its own, as cwd: no tags, a clean tree."""
-    import warnings
-
     for name, value in GIT_ENV.items():
         monkeypatch.setenv(name, value)
-    root = tmp_path / "repo"
-    # One full-suite run saw this clone exit 128 once (not seen again in isolation); a second try
-    # is made, and what git said the first time is kept as a warning to find the cause by.
-    first = subprocess.run(["git", "clone", "-q", str(committed_corpus), str(root)], capture_output=True, text=True)
-    if first.returncode != 0:
-        warnings.warn(f"git clone failed once ({first.returncode}): {first.stderr}", stacklevel=1)
-        shutil.rmtree(root, ignore_errors=True)
-        git(tmp_path, "clone", "-q", str(committed_corpus), str(root))
+    root = clone_of(committed_corpus, tmp_path / "repo")
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return root

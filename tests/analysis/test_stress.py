@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +11,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO, assert_golden, fixture_corpus, replace_line
+from conftest import REPO, assert_golden, commit_all, fixture_corpus, replace_line
 from masrl.analysis import _views
 from masrl.analysis._claims import load_ledger
 from masrl.corpus._vocab import load_taxonomy
@@ -194,18 +192,9 @@ def test_bad_views_and_populations(tmp_path: Path, text: str, message: str) -> N
 # masrl diff reports a claim whose verdict changes under a view
 
 
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.org",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.org",
-}
-
-
 def test_diff_reports_a_claim_turning_under_a_view(stressed: Path, run_cli: Any) -> None:
     # Arrange: commit the corpus, then let the second reader agree on beta's message credit.
-    for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "corpus")):
-        subprocess.run(["git", *args], cwd=stressed, check=True, capture_output=True, env={**os.environ, **GIT_ENV})
+    commit_all(stressed)
     audit = stressed / "audits" / "beta.yaml"
     text = audit.read_text("utf-8").replace("credit_unit: agent", "credit_unit: message")
     audit.write_text(text.replace("verdict: disagree_credit", "verdict: agree"), "utf-8")

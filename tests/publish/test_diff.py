@@ -2,32 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import assert_golden
-
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.org",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.org",
-}
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env={**os.environ, **GIT_ENV})
+from conftest import assert_golden, commit_all
 
 
 @pytest.fixture
 def repo(small: Path) -> Path:
-    git(small, "init", "-q", "-b", "main")
-    git(small, "add", "-A")
-    git(small, "commit", "-q", "-m", "corpus")
+    commit_all(small)
     return small
 
 
@@ -77,9 +62,7 @@ def test_a_revision_from_before_the_venue_registry_compares(small: Path, run_cli
     for path in (small / "papers").glob("*.yaml"):
         text = path.read_text("utf-8")
         path.write_text(text.replace("\ncategory:", "\nentry_type: article\ncategory:", 1), "utf-8")
-    git(small, "init", "-q", "-b", "main")
-    git(small, "add", "-A")
-    git(small, "commit", "-q", "-m", "before venues.yaml")
+    commit_all(small, "before venues.yaml")
     # Act: today's layout in the working tree
     (small / "venues.yaml").write_text(registry, "utf-8")
     for path in (small / "papers").glob("*.yaml"):
