@@ -174,6 +174,23 @@ def test_the_details_load_only_when_a_reader_searches_or_exports(visit: Visit) -
     assert sorted(view_titles(page)) == sorted(p.title for p in CORPUS.papers if word in p.summary.lower())
 
 
+def test_a_code_link_opens_the_entry_page_until_the_details_bring_its_address(visit: Visit) -> None:
+    # Arrange: the rows of entries with code, as a reader filters them
+    page = visit.go("/papers/?cd=yes")
+    code = {p.key: p.code for p in CORPUS.papers if p.code}
+    links = ".masrl-table tbody tr td:last-child a:last-child"
+    # Assert: before the details load, each code link leads to the entry's own page, which shows the address
+    before = page.eval_on_selector_all(links, "as => as.map(a => [a.textContent, a.getAttribute('href')])")
+    assert before
+    assert all(text == "code" and href.removesuffix("/") in code for text, href in before)
+    # Act: a search loads the details
+    page.focus('input[name="q"]')
+    assert page.evaluate("window.masrlPapers.ready()") is True
+    # Assert: the same links now point at the code itself
+    after = page.eval_on_selector_all(links, "as => as.map(a => a.getAttribute('href'))")
+    assert after == [code[href.removesuffix("/")] for _, href in before]
+
+
 def test_without_the_details_the_page_still_filters_and_says_why_search_is_short(
     browser: Any, repo_site: Path, tmp_path: Path
 ) -> None:

@@ -106,6 +106,11 @@
     return row.w || "https://arxiv.org/abs/" + row.ax;
   }
 
+  // The entry's own page on this site, beside the papers page.
+  function pageOf(row) {
+    return encodeURIComponent(row.k) + "/";
+  }
+
   // The option values a row satisfies under filter f; a row matches when one of them is chosen.
   function valuesOf(row, f) {
     if (f.kind === "flag") return [row[f.k] ? "yes" : "no"];
@@ -327,12 +332,12 @@
       columns.forEach(function (key) {
         var td = document.createElement("td");
         if (key === "t") {
-          td.appendChild(link(encodeURIComponent(row.k) + "/", row.t));
+          td.appendChild(link(pageOf(row), row.t));
         } else if (key === "links") {
           if (row.ax) td.appendChild(link("https://arxiv.org/pdf/" + row.ax, "PDF"));
           if (row.ax && row.cd) td.appendChild(document.createTextNode(" "));
           // the code's address comes with the details; until then the link opens the entry's page, which shows it
-          if (row.cd) td.appendChild(link(row.cu || encodeURIComponent(row.k) + "/", "code"));
+          if (row.cd) td.appendChild(link(row.cu || pageOf(row), "code"));
         } else {
           td.textContent = cellText(row, key);
           if (byKey[key] && byKey[key].cells) td.title = byKey[key].label_of[row[key]] || "";
