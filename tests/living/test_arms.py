@@ -363,6 +363,20 @@ def test_a_ranked_candidate_left_above_the_deepest_decision_is_skipped(arms_corp
     assert stop["last_screened"]["holds"] is False
 
 
+def test_a_ranked_candidate_first_out_before_the_window_is_not_skipped(arms_corpus: Path) -> None:
+    # rank 5 turns out to be first out in 2022, before the round's window: no candidate of the
+    # round's population, so leaving it undecided above rank 6 skips nothing
+    register = arms_corpus / "screening" / "candidates.csv"
+    text = register.read_text("utf-8")
+    register.write_text(text.replace("2506.00015,Low one,2025-06,", "2506.00015,Low one,2022-11,"), "utf-8")
+    _queue(
+        arms_corpus, "2506.00016", "excluded", exclusion="E004", stage="abstract_screen", reasons=["no_rl"], note="n"
+    )
+    stop = _report(arms_corpus)["stopping"]
+    assert stop["last_screened"]["skipped"] == []
+    assert stop["last_screened"]["deepest_rank"] == 6
+
+
 def test_a_candidate_read_and_left_waiting_is_not_skipped(arms_corpus: Path) -> None:
     # rank 5 was read and waits for its abstract; rank 6 decided below it
     _queue(arms_corpus, "2506.00015", "pending")

@@ -457,9 +457,14 @@ def stopping_status(
     last = decided[-rule.window :]
     includes = sum(1 for c in last if c.status == "included")
     deepest = decided[-1].rank or 0 if decided else 0
-    # A candidate read but left undecided (its queue file waits for an abstract) was not skipped;
+    # A candidate read but left undecided (its queue file waits for an abstract) was not skipped,
+    # nor one first out before the round's window (it is no candidate of the round's population);
     # one never put to a reader, above the deepest decision, was.
-    skipped = [c.name for c in ranked if c.status == "unscreened" and (c.rank or 0) < deepest]
+    skipped = [
+        c.name
+        for c in ranked
+        if c.status == "unscreened" and (c.rank or 0) < deepest and not (c.first and c.first < round_.start[:7])
+    ]
     window_holds = len(last) == rule.window and includes <= rule.max_includes and not skipped
     bound = est.recall_low if est is not None else None
     bound_holds = bound is not None and bound >= rule.recall_lower_bound
