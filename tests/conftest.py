@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -311,11 +312,26 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def repo_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
-    """The repository's site built once with mkdocs --strict, and what mkdocs printed."""
+    """The repository's site built once with mkdocs --strict, and what mkdocs printed.
+
+    Under xdist the build is shared by the run's workers: the first to need it builds it into the
+    run's own temporary folder under a lock, the others wait and read it (the build takes a minute
+    or more, and the tests only read the site)."""
     from _site_support import mkdocs_build
 
-    out = tmp_path_factory.mktemp("site")
-    return out, mkdocs_build(REPO, out)
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        out = tmp_path_factory.mktemp("site")
+        return out, mkdocs_build(REPO, out)
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent  # this run's folder, above every worker's own
+    out, printed = shared / "repo-site", shared / "repo-site.json"
+    with FileLock(str(shared / "repo-site.lock")):
+        if not printed.is_file():
+            result = mkdocs_build(REPO, out)
+            printed.write_text(json.dumps([result.returncode, result.stdout, result.stderr]), "utf-8")
+    code, stdout, stderr = json.loads(printed.read_text("utf-8"))
+    return out, subprocess.CompletedProcess(["mkdocs", "build"], code, stdout, stderr)
 
 
 @pytest.fixture(scope="session")
