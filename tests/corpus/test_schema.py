@@ -65,10 +65,18 @@ def test_schema_files_are_current() -> None:
         assert (REPO / rel).read_text(encoding="utf-8") == text, f"{rel} is stale: run masrl schema"
 
 
-@pytest.mark.parametrize(("kind", "data"), REAL, ids=[f"{k}:{d.get('key', d.get('id'))}" for k, d in REAL])
-def test_every_record_matches_its_published_schema(kind: str, data: dict[str, Any]) -> None:
-    VALIDATORS[kind].validate(data)
-    assert not list(check_record(kind, Document(data, {}), "r.yaml", TAXONOMY))
+def test_every_record_matches_its_published_schema() -> None:
+    # One test over every record, not one test a record: at nine thousand records the per-test
+    # overhead alone was minutes of the suite. A failure names each record the published schema or
+    # the validator's spec refuses, with every error.
+    failures = []
+    for kind, data in REAL:
+        errors = [error.message for error in VALIDATORS[kind].iter_errors(data)]
+        errors += [str(problem) for problem in check_record(kind, Document(data, {}), "r.yaml", TAXONOMY)]
+        if errors:
+            failures.append(f"{kind} {data.get('key', data.get('id'))}: " + "; ".join(errors))
+    assert failures == []
+    assert {kind for kind, _ in REAL} == set(RECORD_KINDS)  # papers, exclusions and audits were all read
 
 
 def test_every_record_file_points_editors_at_its_schema() -> None:
