@@ -376,6 +376,11 @@ def round_estimate(
 # The flow per arm (PRISMA 2020) and the stopping rule
 
 
+def _before_window(c: Candidate, round_: Round) -> bool:
+    """Whether *c* was first out before *round_*'s window: no candidate of the round's population."""
+    return bool(c.first) and c.first < round_.start[:7]
+
+
 def _fate(c: Candidate | None, round_: Round) -> str:
     """What became of a sighted candidate in *round_*: known (a record or candidate of the corpus
     before the round), outside (first out before the round's window), included, excluded, waiting
@@ -385,7 +390,7 @@ def _fate(c: Candidate | None, round_: Round) -> str:
         return "unknown"
     if c.round != round_.id:
         return "known"
-    if c.first and c.first < round_.start[:7]:
+    if _before_window(c, round_):
         return "outside"
     if c.status in ("included", "excluded"):
         return c.status
@@ -461,9 +466,7 @@ def stopping_status(
     # nor one first out before the round's window (it is no candidate of the round's population);
     # one never put to a reader, above the deepest decision, was.
     skipped = [
-        c.name
-        for c in ranked
-        if c.status == "unscreened" and (c.rank or 0) < deepest and not (c.first and c.first < round_.start[:7])
+        c.name for c in ranked if c.status == "unscreened" and (c.rank or 0) < deepest and not _before_window(c, round_)
     ]
     window_holds = len(last) == rule.window and includes <= rule.max_includes and not skipped
     bound = est.recall_low if est is not None else None
