@@ -646,7 +646,7 @@ def test_the_rounds_list_the_draws_of_every_post_survey_second_reading() -> None
     backfill = PROTOCOL.round("backfill").audit_draws
     assert [(d.seed, len(d.keys)) for d in backfill] == [(20261201, 28), (20261202, 5), (20261203, 5), (20261204, 6)]
     field = PROTOCOL.round("field-search").audit_draws
-    assert [(d.seed, len(d.keys)) for d in field] == [(20261202, 110), (20261203, 40), (20261203, 12), (20261208, 8)]
+    assert [(d.seed, len(d.keys)) for d in field] == [(20261202, 110), (20261203, 40), (20261203, 12), (20261208, 8), (20261203, 10)]
     assert all(r.audit_draws == () for r in PROTOCOL.rounds if r.id not in ("backfill", "field-search"))
     # every post-survey paper with a second reading was drawn, once, by the round that owns it,
     # and every key drawn has one
