@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -249,6 +250,52 @@ def copy_repository(root: Path) -> Path:
     return root
 
 
+def small_repository(root: Path, keep: tuple[str, ...] = ()) -> Path:
+    """A copy of this repository cut to what commands over the whole corpus need to run: the survey's
+    records, every record protocol.yaml and claims.yaml name (precedents, audit draws, claims), the
+    papers in *keep*, their audits, and the screening rows that name a record kept. The cut corpus
+    validates and builds like the whole one, at a fraction of its files (a release or a read at a
+    tag over all of them took minutes)."""
+    import csv
+    import io
+    import re
+
+    copy_repository(root)
+    named = (root / "protocol.yaml").read_text("utf-8") + (root / "claims.yaml").read_text("utf-8")
+    words = {word.rstrip(".-") for word in re.findall(r"\w[\w.-]*", named)}
+    kept: set[str] = set()
+    for folder in ("papers", "exclusions"):
+        for path in sorted((root / folder).glob("*.yaml")):
+            text = path.read_text("utf-8")
+            if "\norigin: survey\n" in text or path.stem in keep or path.stem in words:
+                kept.add(path.stem)
+            else:
+                path.unlink()
+    for path in (root / "audits").glob("*.yaml"):
+        if path.stem not in kept:
+            path.unlink()
+    for path in (root / "screening").glob("*.yaml"):
+        decided = re.search(r"^  (?:key|exclusion): \"?([^\"\s]+)", path.read_text("utf-8"), re.M)
+        if decided and decided.group(1) in kept:
+            kept.add(path.stem)
+        else:
+            path.unlink()
+    for name in ("candidates.csv", "found_by.csv"):
+        path = root / "screening" / name
+        rows = list(csv.reader(io.StringIO(path.read_text("utf-8"))))
+        column = rows[0].index("candidate")
+        rows = [rows[0], *(r for r in rows[1:] if r[column] in kept)]
+        if "rank" in rows[0]:  # the ranks left run 1 to n again, in their order
+            rank = rows[0].index("rank")
+            ranked = sorted((r for r in rows[1:] if r[rank]), key=lambda r: int(r[rank]))
+            for n, r in enumerate(ranked, 1):
+                r[rank] = str(n)
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows(rows)
+        path.write_text(out.getvalue(), "utf-8")
+    return root
+
+
 # -- git in scratch repositories: one identity, one way to commit a corpus and to clone it
 
 GIT_ENV = {
@@ -293,6 +340,29 @@ def clone_of(source: Path, root: Path) -> Path:
 def repo_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of this repository's corpus and generated files, as cwd."""
     root = copy_repository(tmp_path / "repo")
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("MASRL_ROOT", raising=False)
+    return root
+
+
+@pytest.fixture(scope="session")
+def small_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository cut by :func:`small_repository` and built, once per test process."""
+    root = small_repository(tmp_path_factory.mktemp("small") / "repo", keep=("mae",))
+    built = subprocess.run(
+        [sys.executable, "-m", "masrl", "build"], cwd=root, capture_output=True, text=True, check=False
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    return root
+
+
+@pytest.fixture
+def small_copy(small_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the cut repository (its generated files up to date), as cwd: for tests that edit
+    records or the protocol and read what validate, build or the site say of it, where the whole
+    corpus would only make them slow."""
+    root = tmp_path / "repo"
+    shutil.copytree(small_template, root, ignore=shutil.ignore_patterns(".masrl-cache"))
     monkeypatch.chdir(root)
     monkeypatch.delenv("MASRL_ROOT", raising=False)
     return root

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import GIT_ENV, clone_of, commit_all, copy_repository, git
+from conftest import GIT_ENV, clone_of, commit_all, git, small_repository
 
 # A paper found after the first release (synthetic: the arXiv id names no real paper).
 NEW_PAPER = """\
@@ -45,9 +45,10 @@ summary: Trains a team of agents on a shared reward.
 
 @pytest.fixture(scope="session")
 def committed_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The repository's corpus and generated files committed once in a fresh repository, for the
-    tests to clone (copying and committing the whole corpus for each test took most of their time)."""
-    root = copy_repository(tmp_path_factory.mktemp("release") / "repo")
+    """The repository's corpus, cut to the records its files name (a release reads every record: the
+    whole corpus made these tests the suite's slowest), committed once in a fresh repository for the
+    tests to clone. agentfugue2026 is the paper the tests correct and edit."""
+    root = small_repository(tmp_path_factory.mktemp("release") / "repo", keep=("agentfugue2026",))
     # The repository as it was before its first release, whatever releases it has had since: no
     # changelog, no version in CITATION.cff, and the site built from that.
     (root / "CHANGELOG.md").unlink(missing_ok=True)

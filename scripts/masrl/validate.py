@@ -14,7 +14,13 @@ from masrl.corpus._cli import taxonomy_failures
 from masrl.corpus._load import kind_of, load_corpus
 from masrl.corpus._venues import VENUES_FILE
 from masrl.living._protocol import PROTOCOL_FILE, check_with_records
+from masrl.living._queue import QUEUE_DIR, read_queue
 from masrl.publish._state import recall, remember, scan
+
+
+def _in_queue(root: Path, file: Path) -> bool:
+    """Whether *file* is a screening queue file of the corpus at *root*."""
+    return file.resolve().parent == (root / QUEUE_DIR).resolve()
 
 
 def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], int]:
@@ -33,9 +39,10 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
             if file.resolve() == (root / VENUES_FILE).resolve():
                 wanted.add(file.resolve())  # loaded with the corpus; its problems are reported
                 continue
-            kind = kind_of(file) or "paper"
-            extra.append((kind, file))
             wanted.add(file.resolve())
+            if _in_queue(root, file):
+                continue  # a screening file: checked with the queue below, never as a record
+            extra.append((kind_of(file) or "paper", file))
     loaded = load_corpus(root, extra, write_cache=True)
     problems, files = loaded.problems, loaded.files
     protocol_, crossed = check_with_records(root, loaded)
@@ -45,6 +52,11 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
 
         problems.extend(check_found_by(root, protocol_, loaded.corpus))
         files += sum((root / name).is_file() for name in (FOUND_BY_FILE, CANDIDATES_FILE))
+    # The screening queue: `masrl build` and `masrl screen` refuse a queue file they cannot read
+    # (no title, no url, an unknown status), so validate reports it first.
+    _, unreadable = read_queue(root)
+    problems = [*problems, *unreadable]
+    files += sum(1 for _ in (root / QUEUE_DIR).glob("*.yaml"))
     problems = sorted(problems)
     protocol = root / PROTOCOL_FILE
     if protocol.is_file() and (not paths or protocol.resolve() in {p.resolve() for p in paths}):

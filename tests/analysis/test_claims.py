@@ -26,9 +26,9 @@ def test_every_claim_of_the_survey_holds(run_cli: Any, monkeypatch: pytest.Monke
     )
 
 
-def test_a_moved_count_fails_the_claim(repo_copy: Path, run_cli: Any) -> None:
+def test_a_moved_count_fails_the_claim(small_copy: Path, run_cli: Any) -> None:
     # Arrange: give a second entry message-level credit.
-    path = repo_copy / "papers" / "magrpo.yaml"
+    path = small_copy / "papers" / "magrpo.yaml"
     path.write_text(path.read_text("utf-8").replace("credit_unit: agent", "credit_unit: message"), "utf-8")
     # Act
     result = run_cli("claims", "--quiet")
@@ -44,8 +44,8 @@ def test_a_moved_count_fails_the_claim(repo_copy: Path, run_cli: Any) -> None:
     assert result.stderr == "10 of 13 claims hold\n"  # broad, strict and the unit counts all move
 
 
-def test_a_new_stop_learner_breaks_the_o5_claim(repo_copy: Path, run_cli: Any) -> None:
-    path = repo_copy / "papers" / "c3.yaml"
+def test_a_new_stop_learner_breaks_the_o5_claim(small_copy: Path, run_cli: Any) -> None:
+    path = small_copy / "papers" / "c3.yaml"
     text = path.read_text("utf-8").replace(
         "subdecisions:\n",
         "subdecisions:\n  O5:\n    code: learned\n    basis: abstract\n    evidence: Learns to stop.\n",
@@ -130,8 +130,8 @@ def test_bad_claims_files(tmp_path: Path, text: str, message: str) -> None:
     assert str(problems[0]) == message
 
 
-def test_claims_command_reports_a_broken_claims_file(repo_copy: Path, run_cli: Any) -> None:
-    (repo_copy / "claims.yaml").write_text("claims: 3\n", "utf-8")
+def test_claims_command_reports_a_broken_claims_file(small_copy: Path, run_cli: Any) -> None:
+    (small_copy / "claims.yaml").write_text("claims: 3\n", "utf-8")
     result = run_cli("claims")
     assert result.exit_code == 1
     assert result.stdout == "claims.yaml:1:1: claims: claims must be a list of {id, statement, query, expected}\n"

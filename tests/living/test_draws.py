@@ -179,14 +179,14 @@ def test_nothing_to_draw_when_every_paper_has_its_second_reading(corpus: Corpus,
     )
 
 
-def test_a_pasted_draw_asks_for_its_second_readings_until_they_are_written(repo_copy: Path, run_cli: Any) -> None:
+def test_a_pasted_draw_asks_for_its_second_readings_until_they_are_written(small_copy: Path, run_cli: Any) -> None:
     # Arrange: draw two papers of round 2 and paste the entry at the end of the backfill round's
     # audit_draws, just before the field search round
     drawn = run_cli("audit", "--round", "round-2", "--draw", "2", "--seed", "7", catch=False)
     assert drawn.exit_code == 0, drawn.output
     entry = drawn.stdout.split("\n\n")[-1]
     keys = yaml.safe_load(entry)[0]["keys"]
-    path = repo_copy / "protocol.yaml"
+    path = small_copy / "protocol.yaml"
     text = path.read_text("utf-8")
     cut = text.index("  - id: field-search\n")  # the round after the backfill round
     before = text[:cut]
@@ -208,7 +208,7 @@ def test_a_pasted_draw_asks_for_its_second_readings_until_they_are_written(repo_
     assert [x for x in result.stdout.splitlines() if x.startswith("protocol.yaml")] == expected
     # Act, Assert: with the second readings written, the draw is listed and validate is clean
     for key in keys:
-        paper = yaml.safe_load((repo_copy / "papers" / f"{key}.yaml").read_text("utf-8"))
+        paper = yaml.safe_load((small_copy / "papers" / f"{key}.yaml").read_text("utf-8"))
         reading = {f: paper[f] for f in ("category", "rl", "reward_type", "credit_unit", "topology")}
         audit = {
             "key": key,
@@ -216,7 +216,7 @@ def test_a_pasted_draw_asks_for_its_second_readings_until_they_are_written(repo_
             "second_reading": {**reading, "strict_credit": bool(paper.get("strict_credit", False))},
             "verdict": "agree",
         }
-        (repo_copy / "audits" / f"{key}.yaml").write_text(yaml.safe_dump(audit, sort_keys=False), "utf-8")
+        (small_copy / "audits" / f"{key}.yaml").write_text(yaml.safe_dump(audit, sort_keys=False), "utf-8")
     result = run_cli("validate")
     assert result.exit_code == 0, result.output
     again = run_cli("audit", "--round", "round-2", "--draw", "2", "--seed", "7", "--json", catch=False)

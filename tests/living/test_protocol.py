@@ -124,8 +124,8 @@ def test_the_checks_accept_only_what_the_schema_accepts(section: str, action: in
     assert problems
 
 
-def test_validate_reports_protocol_problems_with_the_records(repo_copy: Path, run_cli: Any) -> None:
-    path = repo_copy / "protocol.yaml"
+def test_validate_reports_protocol_problems_with_the_records(small_copy: Path, run_cli: Any) -> None:
+    path = small_copy / "protocol.yaml"
     path.write_text(path.read_text("utf-8").replace("stages: [abstract_screen,", "stages: [abstract,"), "utf-8")
     result = run_cli("validate")
     assert result.exit_code == 1
@@ -135,8 +135,8 @@ def test_validate_reports_protocol_problems_with_the_records(repo_copy: Path, ru
     assert run_cli("build").exit_code == 1
 
 
-def test_the_screening_page_renders_the_protocol(repo_copy: Path) -> None:
-    page = (repo_copy / "site" / "docs" / "screening.md").read_text("utf-8")
+def test_the_screening_page_renders_the_protocol(small_copy: Path) -> None:
+    page = (small_copy / "site" / "docs" / "screening.md").read_text("utf-8")
     assert "## Protocol" in page
     assert "| Credit assignment | credit assignment, counterfactual credit, Shapley credit" in page
     assert "| Survey snapshot (`round-1`) | 2026-04-26 to 2026-05-04 | 2026-05-04 |" in page
@@ -201,14 +201,14 @@ def test_round_one_counts_are_the_surveys(tmp_path: Path) -> None:
     }
 
 
-def test_a_discovery_record_counts_in_its_round(repo_copy: Path) -> None:
-    before = round_counts(load_corpus(repo_copy).corpus, PROTOCOL)
-    shutil.copy(repo_copy / "exclusions" / "E032.yaml", repo_copy / "exclusions" / "E999.yaml")
-    path = repo_copy / "exclusions" / "E999.yaml"
+def test_a_discovery_record_counts_in_its_round(small_copy: Path) -> None:
+    before = round_counts(load_corpus(small_copy).corpus, PROTOCOL)
+    shutil.copy(small_copy / "exclusions" / "E032.yaml", small_copy / "exclusions" / "E999.yaml")
+    path = small_copy / "exclusions" / "E999.yaml"
     text = path.read_text("utf-8").replace("id: E032", "id: E999").replace("2406.18665", "2609.99999")
     text = text.replace("origin: survey", "origin: discovery").replace('added: "2026-05-04"', 'added: "2026-09-01"')
     path.write_text(text.replace('label: "RouteLLM', 'label: "Another router'), "utf-8")
-    loaded = load_corpus(repo_copy)
+    loaded = load_corpus(small_copy)
     assert loaded.ok, [str(p) for p in loaded.problems]
     counts = round_counts(loaded.corpus, PROTOCOL)
     assert (counts["round-1"]["identified"], counts["round-2"]["excluded"]) == (116, before["round-2"]["excluded"] + 1)
@@ -415,11 +415,11 @@ def _discovery_exclusion(root: Path, number: str, extra: str) -> Path:
     return path
 
 
-def test_a_backfill_record_counts_in_its_own_round_flow(repo_copy: Path) -> None:
-    before = round_counts(load_corpus(repo_copy).corpus, PROTOCOL)
-    _discovery_exclusion(repo_copy, "900", "round: backfill\nrule: B1\n")
-    _discovery_exclusion(repo_copy, "901", "")
-    loaded = load_corpus(repo_copy)
+def test_a_backfill_record_counts_in_its_own_round_flow(small_copy: Path) -> None:
+    before = round_counts(load_corpus(small_copy).corpus, PROTOCOL)
+    _discovery_exclusion(small_copy, "900", "round: backfill\nrule: B1\n")
+    _discovery_exclusion(small_copy, "901", "")
+    loaded = load_corpus(small_copy)
     assert loaded.ok, [str(p) for p in loaded.problems]
     counts = round_counts(loaded.corpus, PROTOCOL)
     assert (counts["backfill"]["identified"], counts["backfill"]["excluded"]) == (
@@ -448,9 +448,9 @@ def test_a_backfill_record_counts_in_its_own_round_flow(repo_copy: Path) -> None
     ],
 )  # fmt: skip
 def test_a_records_round_and_rule_must_exist_in_the_protocol(
-    repo_copy: Path, run_cli: Any, extra: str, expected: str
+    small_copy: Path, run_cli: Any, extra: str, expected: str
 ) -> None:
-    path = _discovery_exclusion(repo_copy, "900", extra)
+    path = _discovery_exclusion(small_copy, "900", extra)
     line = path.read_text("utf-8").splitlines().index(extra.strip()) + 1
     result = run_cli("validate", "exclusions/E900.yaml")
     assert result.exit_code == 1
@@ -461,8 +461,8 @@ def test_a_records_round_and_rule_must_exist_in_the_protocol(
         assert f"exclusions/E900.yaml:{line}:1: {expected}" in build.output
 
 
-def test_a_paper_cites_a_rule_that_includes(repo_copy: Path, run_cli: Any) -> None:
-    path = repo_copy / "papers" / "mae.yaml"
+def test_a_paper_cites_a_rule_that_includes(small_copy: Path, run_cli: Any) -> None:
+    path = small_copy / "papers" / "mae.yaml"
     text = path.read_text("utf-8")
     path.write_text(text.replace('added: "2026-05-04"\n', 'added: "2026-05-04"\nrule: B2\n'), "utf-8")
     assert run_cli("validate", "papers/mae.yaml").exit_code == 0
@@ -548,10 +548,10 @@ def test_a_rule_fits_exactly_when_it_records_a_reason_of_the_record(rule: str, r
     assert (reason_misfit(PROTOCOL, rule, tuple(sorted(reasons))) is None) == bool(recorded & reasons)
 
 
-def test_precedents_must_name_records(repo_copy: Path, run_cli: Any) -> None:
+def test_precedents_must_name_records(small_copy: Path, run_cli: Any) -> None:
     # Arrange: a precedent that names no record, one that names no exclusion, and one decided the
     # other way (E032 is excluded, B3's first case includes)
-    path = repo_copy / "protocol.yaml"
+    path = small_copy / "protocol.yaml"
     text = path.read_text("utf-8").replace("[puppeteer, uno-orchestra2026,", "[puppeteer, uno-orchestra2099,")
     text = text.replace("precedents: [E032]", "precedents: [E99999]")
     text = text.replace("paramanager, tandem-rl2026]", "paramanager, tandem-rl2026, E032]")
@@ -583,8 +583,8 @@ def test_without_a_protocol_a_named_round_cannot_be_checked(small: Path, run_cli
     ]
 
 
-def test_the_screening_page_renders_the_boundary_rules(repo_copy: Path) -> None:
-    page = (repo_copy / "site" / "docs" / "screening.md").read_text("utf-8")
+def test_the_screening_page_renders_the_boundary_rules(small_copy: Path) -> None:
+    page = (small_copy / "site" / "docs" / "screening.md").read_text("utf-8")
     assert "#### B1: A trained router, topology or orchestrator over frozen agents" in page
     assert (
         "- **Exclude** (`single_agent`; exclusion rule 2): A router hands each query to one model and returns "
@@ -594,8 +594,8 @@ def test_the_screening_page_renders_the_boundary_rules(repo_copy: Path) -> None:
     assert "Backfill round (`backfill`) owns only the records that name it (`round: backfill`)" in page
 
 
-def test_the_screening_page_lists_what_each_round_searched(repo_copy: Path) -> None:
-    page = (repo_copy / "site" / "docs" / "screening.md").read_text("utf-8")
+def test_the_screening_page_lists_what_each_round_searched(small_copy: Path) -> None:
+    page = (small_copy / "site" / "docs" / "screening.md").read_text("utf-8")
     section = page.split("#### What Backfill round searched", 1)[1].split("#### What ", 1)[0]
     backfill = PROTOCOL.round("backfill")
     assert backfill.sources  # named and dated in protocol.yaml
@@ -612,17 +612,17 @@ def test_the_screening_page_lists_what_each_round_searched(repo_copy: Path) -> N
     )
 
 
-def test_a_round_with_records_gets_its_own_flow_on_the_screening_page(repo_copy: Path, run_cli: Any) -> None:
+def test_a_round_with_records_gets_its_own_flow_on_the_screening_page(small_copy: Path, run_cli: Any) -> None:
     # Arrange: one more backfill exclusion
-    before = round_counts(load_corpus(repo_copy).corpus, PROTOCOL)["backfill"]
-    _discovery_exclusion(repo_copy, "900", "round: backfill\nrule: B1\n")
+    before = round_counts(load_corpus(small_copy).corpus, PROTOCOL)["backfill"]
+    _discovery_exclusion(small_copy, "900", "round: backfill\nrule: B1\n")
     # Act
     result = run_cli("build")
     # Assert
     assert result.exit_code == 0, result.output
-    page = (repo_copy / "site" / "docs" / "screening.md").read_text("utf-8")
+    page = (small_copy / "site" / "docs" / "screening.md").read_text("utf-8")
     assert "](figures/screening-flow-backfill.svg#only-light)" in page
-    assert (repo_copy / "site" / "docs" / "figures" / "screening-flow-backfill.svg").is_file()
+    assert (small_copy / "site" / "docs" / "figures" / "screening-flow-backfill.svg").is_file()
     row = next(line for line in page.splitlines() if line.startswith("| Backfill round (`backfill`)"))
     identified, excluded, retained = before["identified"] + 1, before["excluded"] + 1, before["retained"]
     assert row == (
@@ -646,7 +646,13 @@ def test_the_rounds_list_the_draws_of_every_post_survey_second_reading() -> None
     backfill = PROTOCOL.round("backfill").audit_draws
     assert [(d.seed, len(d.keys)) for d in backfill] == [(20261201, 28), (20261202, 5), (20261203, 5), (20261204, 6)]
     field = PROTOCOL.round("field-search").audit_draws
-    assert [(d.seed, len(d.keys)) for d in field] == [(20261202, 110), (20261203, 40), (20261203, 12), (20261208, 8), (20261203, 10)]
+    assert [(d.seed, len(d.keys)) for d in field] == [
+        (20261202, 110),
+        (20261203, 40),
+        (20261203, 12),
+        (20261208, 8),
+        (20261203, 10),
+    ]
     assert all(r.audit_draws == () for r in PROTOCOL.rounds if r.id not in ("backfill", "field-search"))
     # every post-survey paper with a second reading was drawn, once, by the round that owns it,
     # and every key drawn has one
@@ -712,15 +718,15 @@ def test_the_same_key_in_two_rounds_draws_is_drawn_twice() -> None:
     assert build(load_text(text).data).round("round-2").audit_draws[0].keys == ("dac2026",)
 
 
-def test_a_key_drawn_must_name_a_paper_and_its_second_reading(repo_copy: Path, run_cli: Any) -> None:
+def test_a_key_drawn_must_name_a_paper_and_its_second_reading(small_copy: Path, run_cli: Any) -> None:
     # Arrange: the second reading of dice2026 (fourth draw) is gone, and the first draw names a
     # paper that does not exist (still in sorted order)
-    (repo_copy / "audits" / "dice2026.yaml").unlink()
-    path = repo_copy / "protocol.yaml"
+    (small_copy / "audits" / "dice2026.yaml").unlink()
+    path = small_copy / "protocol.yaml"
     text = path.read_text("utf-8").replace("[agentmonitor2024, agentsnet2025,", "[agentmonitor2024, agentsnet2099,")
     path.write_text(text, "utf-8")
     missing, dice = _draw_line(text, "agentsnet2099"), _draw_line(text, "dice2026")
-    before = (repo_copy / "site" / "docs" / "statistics.md").read_text("utf-8")
+    before = (small_copy / "site" / "docs" / "statistics.md").read_text("utf-8")
     # Act
     result = run_cli("validate")
     # Assert: the full list, and building writes nothing
@@ -731,4 +737,67 @@ def test_a_key_drawn_must_name_a_paper_and_its_second_reading(repo_copy: Path, r
         "but audits/dice2026.yaml is missing",
     ]
     assert run_cli("build").exit_code == 1
-    assert (repo_copy / "site" / "docs" / "statistics.md").read_text("utf-8") == before
+    assert (small_copy / "site" / "docs" / "statistics.md").read_text("utf-8") == before
+
+
+# ---------------------------------------------------------------------------------------------
+# the screening queue is checked by validate, as build and screen read it
+
+QUEUE_FILE = """\
+id: "2612.99998"
+status: pending
+source: manual
+query_family: multi_agent_llm_rl
+query: field search round
+round: field-search
+title: A candidate that waits
+authors: []
+published: ""
+arxiv: "2612.99998"
+doi:
+url: https://arxiv.org/abs/2612.99998
+found: "2026-12-03"
+abstract: ""
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            "title: A candidate that waits\n",
+            "",
+            "screening/2612.99998.yaml:1:1: title: title is required and must be text",
+        ),
+        (
+            "url: https://arxiv.org/abs/2612.99998\n",
+            "url:\n",
+            "screening/2612.99998.yaml:12:1: url: url is required and must be text",
+        ),
+        ("status: pending\n", "status: maybe\n", "screening/2612.99998.yaml:2:1: status: status must be one of"),
+    ],
+    ids=["no title", "no url", "unknown status"],
+)
+def test_validate_names_a_queue_file_that_build_could_not_read(
+    small_copy: Path, run_cli: Any, old: str, new: str, expected: str
+) -> None:
+    path = small_copy / "screening" / "2612.99998.yaml"
+    path.write_text(QUEUE_FILE.replace(old, new), "utf-8")
+    whole = run_cli("validate")
+    named = run_cli("validate", "screening/2612.99998.yaml")
+    # Assert: the whole corpus and the file named alone give the one problem, never a paper's fields
+    for result in (whole, named):
+        assert result.exit_code == 1
+        assert (
+            [line for line in result.stdout.splitlines() if line.startswith("screening/")]
+            == [line for line in result.stdout.splitlines() if line.startswith(expected)]
+            != []
+        )
+    assert "key is required" not in named.stdout
+    assert run_cli("build").exit_code == 1  # what validate reports is what build refuses
+
+
+def test_a_readable_queue_file_named_alone_is_clean(small_copy: Path, run_cli: Any) -> None:
+    (small_copy / "screening" / "2612.99998.yaml").write_text(QUEUE_FILE, "utf-8")
+    result = run_cli("validate", "screening/2612.99998.yaml")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "0 errors in 1 file\n")
