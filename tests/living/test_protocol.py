@@ -29,6 +29,20 @@ from masrl.living._protocol import (
 
 TAXONOMY = load_taxonomy(REPO)
 PROTOCOL_TEXT = (REPO / "protocol.yaml").read_text("utf-8")
+
+
+def _at(needle: str) -> int:
+    """The 1-based line of the first *needle* in the repository's protocol.yaml (the lines below
+    the boundary rules move whenever a case is written)."""
+    return PROTOCOL_TEXT[: PROTOCOL_TEXT.index(needle)].count("\n") + 1
+
+
+STAGES, START, IDENTIFIED = (
+    _at("stages: [abstract_screen,"),
+    _at('    start: "2026-04-26"\n'),
+    _at("      identified: 116\n"),
+)
+END, CUTOFF, ORIGIN = _at('    end: "2026-12-01"\n'), _at('    cutoff: "2026-12-01"\n'), _at("    origin: discovery\n")
 PROTOCOL = load_protocol(REPO, TAXONOMY)
 
 
@@ -72,21 +86,21 @@ def test_the_protocol_holds_the_surveys_facts() -> None:
         # shape and vocabulary (from the schema)
         ("version: 1\n", "", ["protocol.yaml:31:1: version: version is required"]),
         ("version: 1\n", "version: 1\nextra: 2\n", ["protocol.yaml:31:1: extra: unknown field; allowed fields are version, sources, query_families, inclusion, exclusion, boundary_rules, stages, arms, stopping, rounds"]),
-        ("stages: [abstract_screen,", "stages: [abstract_scren,", ["protocol.yaml:406:10: stages[0]: stages must be one of 'abstract_screen', 'full_text_screen', 'artifact_screen', 'duplicate_screen', not 'abstract_scren' (did you mean 'abstract_screen'?)"]),
+        ("stages: [abstract_screen,", "stages: [abstract_scren,", [f"protocol.yaml:{STAGES}:10: stages[0]: stages must be one of 'abstract_screen', 'full_text_screen', 'artifact_screen', 'duplicate_screen', not 'abstract_scren' (did you mean 'abstract_screen'?)"]),
         ("reasons: [no_rl]", "reasons: [no_rll]", ["protocol.yaml:178:15: exclusion[0].reasons[0]: reasons must be one of 'no_rl', 'single_agent', 'no_mas_mechanism', 'out_of_scope', 'background_only', 'superseded', 'duplicate', 'insufficient_detail', 'no_trace_instrumentation', not 'no_rll' (did you mean 'no_rl'?)"]),
         ("  - id: multi_agent_llm_rl\n", "  - id: Multi Agent\n", ["protocol.yaml:56:5: query_families[0].id: id must be a lower-case id (letters, digits, _ or -), not 'Multi Agent'"]),
-        ('    start: "2026-04-26"\n', '    start: 26 April 2026\n', ["protocol.yaml:440:5: rounds[0].start: start must be a date written YYYY-MM-DD, not '26 April 2026'"]),
+        ('    start: "2026-04-26"\n', '    start: 26 April 2026\n', [f"protocol.yaml:{START}:5: rounds[0].start: start must be a date written YYYY-MM-DD, not '26 April 2026'"]),
         ("    discover: arxiv\n", "    discover: arxive\n", ["protocol.yaml:35:5: sources[0].discover: discover must be one of 'arxiv', 'openalex', 'list', not 'arxive' (did you mean 'arxiv'?)"]),
-        ("      identified: 116\n", "      identified: many\n", ["protocol.yaml:445:7: rounds[0].reported.identified: identified must be a whole number, not text"]),
+        ("      identified: 116\n", "      identified: many\n", [f"protocol.yaml:{IDENTIFIED}:7: rounds[0].reported.identified: identified must be a whole number, not text"]),
         ("  - id: 1\n    text: It trains", "  - id: 0\n    text: It trains", ["protocol.yaml:164:5: inclusion[0].id: id must be at least 1, not 0"]),
         # rules across items
         ("  - id: acl_anthology\n", "  - id: arxiv\n", ["protocol.yaml:36:5: sources[1].id: id 'arxiv' is already used by sources[0]"]),
         ('    end: "2026-12-01"\n', '    end: "2026-05-01"\n', [
-            "protocol.yaml:451:5: rounds[1].end: end 2026-05-01 must not be before start 2026-05-04",
-            "protocol.yaml:452:5: rounds[1].cutoff: cutoff 2026-12-01 must lie in the window 2026-05-04 to 2026-05-01",
+            f"protocol.yaml:{END}:5: rounds[1].end: end 2026-05-01 must not be before start 2026-05-04",
+            f"protocol.yaml:{CUTOFF}:5: rounds[1].cutoff: cutoff 2026-12-01 must lie in the window 2026-05-04 to 2026-05-01",
         ]),
-        ('    cutoff: "2026-12-01"\n', '    cutoff: "2026-02-30"\n', ["protocol.yaml:452:5: rounds[1].cutoff: cutoff must be a real date, not '2026-02-30'"]),
-        ("    origin: discovery\n", "    origin: survey\n", ["protocol.yaml:453:5: rounds[1].origin: only one round can own the survey's records (origin survey)"]),
+        ('    cutoff: "2026-12-01"\n', '    cutoff: "2026-02-30"\n', [f"protocol.yaml:{CUTOFF}:5: rounds[1].cutoff: cutoff must be a real date, not '2026-02-30'"]),
+        ("    origin: discovery\n", "    origin: survey\n", [f"protocol.yaml:{ORIGIN}:5: rounds[1].origin: only one round can own the survey's records (origin survey)"]),
     ],
 )  # fmt: skip
 def test_every_mistake_is_named_with_its_line(old: str, new: str, expected: list[str]) -> None:
@@ -129,7 +143,7 @@ def test_validate_reports_protocol_problems_with_the_records(small_copy: Path, r
     path.write_text(path.read_text("utf-8").replace("stages: [abstract_screen,", "stages: [abstract,"), "utf-8")
     result = run_cli("validate")
     assert result.exit_code == 1
-    assert result.stdout.startswith("protocol.yaml:406:10: stages[0]: stages must be one of")
+    assert result.stdout.startswith(f"protocol.yaml:{STAGES}:10: stages[0]: stages must be one of")
     assert run_cli("validate", "protocol.yaml").exit_code == 1
     assert run_cli("validate", "papers").exit_code == 0
     assert run_cli("build").exit_code == 1
