@@ -14,7 +14,7 @@ from masrl.corpus._cli import taxonomy_failures
 from masrl.corpus._load import kind_of, load_corpus
 from masrl.corpus._venues import VENUES_FILE
 from masrl.living._protocol import PROTOCOL_FILE, check_with_records
-from masrl.living._queue import QUEUE_DIR, read_queue
+from masrl.living._queue import QUEUE_DIR, read_entries
 from masrl.publish._state import recall, remember, scan
 
 
@@ -32,6 +32,7 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
     """
     extra = []
     wanted: set[Path] = set()
+    queued: list[Path] = []
     for path in paths:
         for file in sorted(path.rglob("*.yaml")) if path.is_dir() else [path]:
             if file.resolve() == (root / PROTOCOL_FILE).resolve():
@@ -41,7 +42,8 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
                 continue
             wanted.add(file.resolve())
             if _in_queue(root, file):
-                continue  # a screening file: checked with the queue below, never as a record
+                queued.append(file)  # a screening file: checked as the queue reads it, never as a record
+                continue
             extra.append((kind_of(file) or "paper", file))
     loaded = load_corpus(root, extra, write_cache=True)
     problems, files = loaded.problems, loaded.files
@@ -53,10 +55,12 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
         problems.extend(check_found_by(root, protocol_, loaded.corpus))
         files += sum((root / name).is_file() for name in (FOUND_BY_FILE, CANDIDATES_FILE))
     # The screening queue: `masrl build` and `masrl screen` refuse a queue file they cannot read
-    # (no title, no url, an unknown status), so validate reports it first.
-    _, unreadable = read_queue(root)
-    problems = [*problems, *unreadable]
-    files += sum(1 for _ in (root / QUEUE_DIR).glob("*.yaml"))
+    # (no title, no url, an unknown status), so validate reports it first: every file of it, or
+    # only those named.
+    if not paths:
+        queued = sorted((root / QUEUE_DIR).glob("*.yaml"))
+        files += len(queued)
+    problems = [*problems, *read_entries(queued)[1]]
     problems = sorted(problems)
     protocol = root / PROTOCOL_FILE
     if protocol.is_file() and (not paths or protocol.resolve() in {p.resolve() for p in paths}):

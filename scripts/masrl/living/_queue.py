@@ -236,11 +236,17 @@ def write_entry(root: Path, data: dict[str, Any]) -> Path:
 def read_queue(root: Path) -> tuple[list[Entry], list[Problem]]:
     """Every queue file, sorted by id, and a problem for each that cannot be read."""
     folder = root / QUEUE_DIR
+    if not folder.is_dir():
+        return [], []
+    return read_entries(sorted(folder.glob("*.yaml")))
+
+
+def read_entries(paths: list[Path]) -> tuple[list[Entry], list[Problem]]:
+    """The queue files *paths*, in that order, and a problem for each that cannot be read (no id,
+    title or url as text, an unknown status, broken YAML)."""
     entries: list[Entry] = []
     problems: list[Problem] = []
-    if not folder.is_dir():
-        return entries, problems
-    for path in sorted(folder.glob("*.yaml")):
+    for path in paths:
         shown = display_path(path)
         try:
             doc = load_path(path)
