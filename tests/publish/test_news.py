@@ -15,7 +15,8 @@ from _site_support import copy_site_frame, mkdocs_build, serve
 
 from conftest import FIXTURES, REPO
 from masrl.corpus._load import load_corpus
-from masrl.publish._news import atom_feed, news, site_url
+from masrl.publish import _news as news_module
+from masrl.publish._news import Item, Line, atom_feed, lines_by_day, news, pages_of, site_url
 
 ADDITION = """\
 origin: contributor
@@ -136,3 +137,73 @@ def test_whats_new_page_shows_the_new_entries_in_a_browser(browser: Any, grown: 
     assert feed_ok
     assert b"<feed" in feed_body
     assert errors == []
+
+
+def _lines(day: str, n: int) -> tuple[str, list[Line]]:
+    item = Item(day, "added", "paper", "p", "P", "", "discovery", "papers/p/")
+    return day, [Line("item", (item,))] * n
+
+
+@pytest.mark.parametrize(
+    ("days", "per_page", "expected"),
+    [
+        ([], 3, [[]]),
+        ([("d3", 2)], 3, [[("d3", 2)]]),
+        ([("d3", 3)], 3, [[("d3", 3)]]),
+        ([("d3", 2), ("d2", 2)], 3, [[("d3", 2), ("d2", 1)], [("d2", 1)]]),
+        ([("d3", 7)], 3, [[("d3", 3)], [("d3", 3)], [("d3", 1)]]),
+        ([("d3", 3), ("d2", 1)], 3, [[("d3", 3)], [("d2", 1)]]),
+    ],
+    ids=["empty", "one-short-day", "one-full-page", "day-goes-on", "long-day", "day-starts-a-page"],
+)
+def test_days_are_cut_into_pages_of_at_most_so_many_lines(
+    days: list[tuple[str, int]], per_page: int, expected: list[list[tuple[str, int]]]
+) -> None:
+    pages = pages_of([_lines(d, n) for d, n in days], per_page)
+    assert [[(d, len(lines)) for d, lines in page] for page in pages] == expected
+
+
+def test_a_day_of_many_exclusions_is_summed_up_in_one_line_each_for_recorded_and_corrected() -> None:
+    def item(name: str, kind: str, action: str) -> Item:
+        return Item("2026-09-01", action, kind, name, name, "", "discovery", f"exclusion-log/1/#{name.lower()}")
+
+    many = [item(f"E{i:03d}", "exclusion", "added") for i in range(25)] + [item("E900", "exclusion", "changed")]
+    days = lines_by_day([item("alpha", "paper", "added"), *many])
+    assert [(line.kind, len(line.items)) for line in days[0][1]] == [("item", 1), ("excluded", 25), ("corrected", 1)]
+    few = lines_by_day([item("alpha", "paper", "added"), *many[:3]])
+    assert [(line.kind, line.item.name) for line in few[0][1]] == [
+        ("item", "alpha"),
+        ("item", "E000"),
+        ("item", "E001"),
+        ("item", "E002"),
+    ]
+
+
+def test_older_entries_go_on_numbered_pages_that_link_each_other(grown: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Arrange: one line a page, so the grown corpus's three items make three pages.
+    monkeypatch.setattr(news_module, "LINES_PER_PAGE", 1)
+    monkeypatch.setattr(news_module, "pages_of", lambda days, per_page=1: pages_of(days, per_page))
+    # Act
+    out = news_module.render(load_corpus(grown).corpus, grown)
+    # Assert: page 1 where it always was, the older ones under whats-new/, and nothing else.
+    assert sorted(out) == [
+        "site/docs/feed.xml",
+        "site/docs/whats-new.md",
+        "site/docs/whats-new/2.md",
+        "site/docs/whats-new/3.md",
+    ]
+    first, second, third = (
+        out[p] for p in ("site/docs/whats-new.md", "site/docs/whats-new/2.md", "site/docs/whats-new/3.md")
+    )
+    assert "# What's new\n" in first
+    assert "Pages: **1** (2026-08-01) · [2](whats-new/2.md) (2026-07-15) · [3](whats-new/3.md) (2026-05-04)" in first
+    assert "[Older entries](whats-new/2.md)" in first
+    assert "# What's new: page 2 of 3\n" in second
+    assert "Pages: [1](../whats-new.md) (2026-08-01) · **2** (2026-07-15) · [3](3.md) (2026-05-04)" in second
+    assert "[Older entries](3.md)" in second
+    assert "[Older entries]" not in third
+    # every item once, its links one folder up on the older pages
+    assert "(papers/alpha.md)" in first
+    assert "(../papers/beta.md)" in second
+    assert "See the [screening](../screening.md) page." in third
+    assert sum(page.count("\n- **") for page in (first, second, third)) == 3

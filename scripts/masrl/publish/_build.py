@@ -25,7 +25,14 @@ from masrl.corpus._records import Corpus, Loaded
 from masrl.publish._errors import BuildError
 
 # Folders whose every file is generated: anything else found there is stale and removed.
-OWNED_DIRS = ("site/docs/figures", "site/docs/data", "site/docs/papers", "site/docs/taxonomy", "schemas")
+OWNED_DIRS = (
+    "site/docs/figures",
+    "site/docs/data",
+    "site/docs/papers",
+    "site/docs/taxonomy",
+    "site/docs/whats-new",
+    "schemas",
+)
 README_MOVES = 12  # rows the README lists per claim and view that moves them; the site lists all
 
 

@@ -13,7 +13,9 @@ import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
+from typing import Any
 
 from masrl.corpus import _vocab as v
 from masrl.corpus._records import Corpus, Exclusion, Paper
@@ -21,10 +23,12 @@ from masrl.publish._log import exclusion_anchor, exclusion_log_pages
 
 FEED_PATH = "site/docs/feed.xml"
 PAGE_PATH = "site/docs/whats-new.md"
+OLDER_DIR = "site/docs/whats-new"  # pages 2 to n: whats-new/<n>.md
 MKDOCS = "site/mkdocs.yml"
 FALLBACK_URL = "https://masrl.github.io/masrl/"  # where the feed points when mkdocs.yml names no site_url
-FEED_ENTRIES = 50  # the newest items the feed carries; the page lists them all
+FEED_ENTRIES = 50  # the newest items the feed carries; the pages list them all
 EXCLUSIONS_LISTED = 20  # a day's exclusions beyond this are summed up on the page, not listed
+LINES_PER_PAGE = 150  # list lines a page of What's new holds; older lines go on to whats-new/2.md, ...
 ATOM = "http://www.w3.org/2005/Atom"
 
 
@@ -162,20 +166,83 @@ def site_url(root: Path) -> str:
     return url or FALLBACK_URL
 
 
+@dataclass(frozen=True)
+class Line:
+    """One line of the What's new list: an item, or a day's exclusions summed up in one line."""
+
+    kind: str  # "item", "excluded" (exclusions recorded) or "corrected" (exclusions corrected)
+    items: tuple[Item, ...]
+
+    @property
+    def item(self) -> Item:
+        return self.items[0]
+
+
+def lines_by_day(items: list[Item], listed: int = EXCLUSIONS_LISTED) -> list[tuple[str, list[Line]]]:
+    """The list lines of each day, newest day first: every paper item and the snapshot, and the
+    day's exclusion items one by one if there are at most *listed*, else one line each for those
+    recorded and those corrected."""
+    days = []
+    for day, group in groupby(items, key=lambda it: it.date):
+        its = list(group)
+        excluded = [it for it in its if it.kind == "exclusion"]
+        fold = len(excluded) > listed
+        lines = [Line("item", (it,)) for it in its if not (fold and it.kind == "exclusion")]
+        if fold:
+            added = tuple(it for it in excluded if it.action == "added")
+            corrected = tuple(it for it in excluded if it.action != "added")
+            lines += [Line(kind, its_) for kind, its_ in (("excluded", added), ("corrected", corrected)) if its_]
+        days.append((day, lines))
+    return days
+
+
+def pages_of(days: list[tuple[str, list[Line]]], per_page: int = LINES_PER_PAGE) -> list[list[tuple[str, list[Line]]]]:
+    """The days cut into pages of at most *per_page* lines, in order; a day longer than the room
+    left on a page goes on over the next (it is headed on each page it is on)."""
+    pages: list[list[tuple[str, list[Line]]]] = [[]]
+    room = per_page
+    for day, lines in days:
+        while lines:
+            if room == 0:
+                pages.append([])
+                room = per_page
+            here, lines = lines[:room], lines[room:]
+            pages[-1].append((day, here))
+            room -= len(here)
+    return pages
+
+
+def page_path(number: int) -> str:
+    """The Markdown file of page *number* (from 1) of What's new, relative to the repository root."""
+    return PAGE_PATH if number == 1 else f"{OLDER_DIR}/{number}.md"
+
+
 def render(corpus: Corpus, root: Path, site_title: str = "masrl: what is new") -> dict[str, str]:
-    """The What's new page and the feed, keyed by path relative to the repository root."""
+    """The What's new pages and the feed, keyed by path relative to the repository root."""
     from masrl.publish._site import front_matter, html, site_environment
 
     items = news(corpus)
-    page = site_environment().get_template("site/whats-new.md.j2")
-    return {
-        PAGE_PATH: page.render(
-            items=items,
+    template = site_environment().get_template("site/whats-new.md.j2")
+    pages = pages_of(lines_by_day(items))
+    out: dict[str, Any] = {}
+    for number, days in enumerate(pages, start=1):
+        up = "" if number == 1 else "../"  # from whats-new/<n>.md back to the docs folder
+
+        def link(n: int, up: str = up) -> str:
+            return f"{up}whats-new.md" if n == 1 else (f"whats-new/{n}.md" if not up else f"{n}.md")
+
+        out[page_path(number)] = template.render(
+            days=days,
+            continued=number > 1 and bool(days) and pages[number - 2][-1][0] == days[0][0],
+            number=number,
+            count=len(pages),
+            spans=[(n, p[0][0], p[-1][0]) for n, p in enumerate(pages, start=1) if p],
+            link=link,
+            up=up,
             front_matter=front_matter,
             html=html,
             feed_entries=FEED_ENTRIES,
-            listed=EXCLUSIONS_LISTED,
-            md_page=_md_page,
-        ),
-        FEED_PATH: atom_feed(items, site_url(root), site_title),
-    }
+            md_page=lambda page, up=up: up + _md_page(page),
+        )
+    out[FEED_PATH] = atom_feed(items, site_url(root), site_title)
+    return out
