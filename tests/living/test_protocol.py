@@ -43,6 +43,7 @@ STAGES, START, IDENTIFIED = (
     _at("      identified: 116\n"),
 )
 END, CUTOFF, ORIGIN = _at('    end: "2026-12-01"\n'), _at('    cutoff: "2026-12-01"\n'), _at("    origin: discovery\n")
+REASONS, INCLUSION = _at("reasons: [no_rl]"), _at("  - id: 1\n    text: It trains")
 PROTOCOL = load_protocol(REPO, TAXONOMY)
 
 
@@ -87,12 +88,12 @@ def test_the_protocol_holds_the_surveys_facts() -> None:
         ("version: 1\n", "", ["protocol.yaml:31:1: version: version is required"]),
         ("version: 1\n", "version: 1\nextra: 2\n", ["protocol.yaml:31:1: extra: unknown field; allowed fields are version, sources, query_families, inclusion, exclusion, boundary_rules, stages, arms, stopping, rounds"]),
         ("stages: [abstract_screen,", "stages: [abstract_scren,", [f"protocol.yaml:{STAGES}:10: stages[0]: stages must be one of 'abstract_screen', 'full_text_screen', 'artifact_screen', 'duplicate_screen', not 'abstract_scren' (did you mean 'abstract_screen'?)"]),
-        ("reasons: [no_rl]", "reasons: [no_rll]", ["protocol.yaml:178:15: exclusion[0].reasons[0]: reasons must be one of 'no_rl', 'single_agent', 'no_mas_mechanism', 'out_of_scope', 'background_only', 'superseded', 'duplicate', 'insufficient_detail', 'no_trace_instrumentation', not 'no_rll' (did you mean 'no_rl'?)"]),
+        ("reasons: [no_rl]", "reasons: [no_rll]", [f"protocol.yaml:{REASONS}:15: exclusion[0].reasons[0]: reasons must be one of 'no_rl', 'single_agent', 'no_mas_mechanism', 'out_of_scope', 'background_only', 'superseded', 'duplicate', 'insufficient_detail', 'no_trace_instrumentation', not 'no_rll' (did you mean 'no_rl'?)"]),
         ("  - id: multi_agent_llm_rl\n", "  - id: Multi Agent\n", ["protocol.yaml:56:5: query_families[0].id: id must be a lower-case id (letters, digits, _ or -), not 'Multi Agent'"]),
         ('    start: "2026-04-26"\n', '    start: 26 April 2026\n', [f"protocol.yaml:{START}:5: rounds[0].start: start must be a date written YYYY-MM-DD, not '26 April 2026'"]),
         ("    discover: arxiv\n", "    discover: arxive\n", ["protocol.yaml:35:5: sources[0].discover: discover must be one of 'arxiv', 'openalex', 'list', not 'arxive' (did you mean 'arxiv'?)"]),
         ("      identified: 116\n", "      identified: many\n", [f"protocol.yaml:{IDENTIFIED}:7: rounds[0].reported.identified: identified must be a whole number, not text"]),
-        ("  - id: 1\n    text: It trains", "  - id: 0\n    text: It trains", ["protocol.yaml:164:5: inclusion[0].id: id must be at least 1, not 0"]),
+        ("  - id: 1\n    text: It trains", "  - id: 0\n    text: It trains", [f"protocol.yaml:{INCLUSION}:5: inclusion[0].id: id must be at least 1, not 0"]),
         # rules across items
         ("  - id: acl_anthology\n", "  - id: arxiv\n", ["protocol.yaml:36:5: sources[1].id: id 'arxiv' is already used by sources[0]"]),
         ('    end: "2026-12-01"\n', '    end: "2026-05-01"\n', [
@@ -666,6 +667,7 @@ def test_the_rounds_list_the_draws_of_every_post_survey_second_reading() -> None
         (20261203, 12),
         (20261208, 8),
         (20261203, 10),
+        (20261206, 30),
     ]
     assert all(r.audit_draws == () for r in PROTOCOL.rounds if r.id not in ("backfill", "field-search"))
     # every post-survey paper with a second reading was drawn, once, by the round that owns it,
