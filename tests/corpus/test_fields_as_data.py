@@ -12,6 +12,7 @@ import pytest
 
 from conftest import FIXTURES, REPO, fixture_corpus
 from masrl.corpus._load import load_corpus
+from masrl.publish._site import rows_of
 
 # A multi-valued field, as a maintainer would add a new axis of the survey.
 MODALITY = """
@@ -109,7 +110,7 @@ def test_new_field_reaches_schema_stats_exports_readme_and_site(with_modality: P
         "list",
         [["text", "Text only"], ["vision", "Vision"]],
     )
-    assert {r["k"]: r["modality"] for r in data["rows"]}["beta"] == ["text", "vision"]
+    assert {r["k"]: r["modality"] for r in rows_of(data["cols"])}["beta"] == ["text", "vision"]
     assert ">Modality<" in page
     family = next(f for f in data["filters"] if f["name"] == "reward_family")
     assert family["cells"] == {**{f"R{i}": f"R{i}" for i in range(1, 9)}, "NA": "n/a"}

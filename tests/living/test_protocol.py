@@ -45,6 +45,7 @@ STAGES, START, IDENTIFIED = (
 END, CUTOFF, ORIGIN = _at('    end: "2026-12-01"\n'), _at('    cutoff: "2026-12-01"\n'), _at("    origin: discovery\n")
 REASONS, INCLUSION = _at("reasons: [no_rl]"), _at("  - id: 1\n    text: It trains")
 PROTOCOL = load_protocol(REPO, TAXONOMY)
+FAMILIES = ", ".join(f.id for f in PROTOCOL.query_families)  # every family, in file order
 
 
 def _problems(text: str) -> list[str]:
@@ -330,7 +331,7 @@ SOURCE = """    sources:
     ("old", "new", "expected"),
     [
         ("source: curated_lists", "source: github", "rounds[2].sources[0].source: source must be one of the protocol's sources (arxiv, acl_anthology, openreview, snowballing, project_pages, company_reports, classical_marl, curated_lists, surveys), not 'github'"),
-        ("query_family: multi_agent_llm_rl", "query_family: multi_agent", "rounds[2].sources[1].query_family: query_family must be one of multi_agent_llm_rl, credit_assignment, orchestration, tool_software_agents, safety, classical_marl, industrial_systems, self_play, red_teaming, proposer_solver, debate_training, router_orchestrator, coevolution, generator_verifier, ma_credit_assignment, negotiation, social_deduction, ma_distillation_finetuning, marl_llm_finetuning, subagent_delegation, multi_llm_collaboration_training, multi_agent_games, learned_communication, ma_training_general, mas_evaluation, survey, not 'multi_agent' (did you mean 'multi_agent_games'?)"),
+        ("query_family: multi_agent_llm_rl", "query_family: multi_agent", f"rounds[2].sources[1].query_family: query_family must be one of {FAMILIES}, not 'multi_agent' (did you mean 'multi_agent_games'?)"),
         ('end: "2023-06-30"', 'end: "2022-06-30"', "rounds[2].sources[1].end: end 2022-06-30 must not be before start 2023-01-01"),
         ('date: "2026-11-20"', 'date: "2026-11-31"', "rounds[2].sources[1].date: date must be a real date, not '2026-11-31'"),
         ("url: https://github.com/example/awesome-list", "url: github.com/example", "rounds[2].sources[0].url: url must be an http(s) URL with no spaces, not 'github.com/example'"),

@@ -22,7 +22,7 @@ from _site_support import (
 )
 
 from masrl.corpus._load import load_corpus
-from masrl.publish._site import PAPERS_PER_PAGE
+from masrl.publish._site import PAPERS_PER_PAGE, rows_of
 
 CORPUS = load_corpus(REPO).corpus
 FAMILY = {p.key: CORPUS.taxonomy.family_of(p.reward_type) for p in CORPUS.papers}
@@ -57,8 +57,9 @@ def test_summaries_and_authors_are_not_in_the_page_but_in_its_details(repo_site:
     html = (repo_site / "papers" / "index.html").read_text("utf-8")
     data = json.loads(html.split('id="masrl-paper-data">', 1)[1].split("</script>", 1)[0])
     more = json.loads((repo_site / DETAILS_FILE).read_text("utf-8"))
-    assert len(more["rows"]) == len(data["rows"]) == len(CORPUS.papers)
-    for row, extra, paper in zip(data["rows"], more["rows"], CORPUS.papers, strict=True):
+    rows = rows_of(data["cols"])
+    assert len(more["rows"]) == len(rows) == len(CORPUS.papers)
+    for row, extra, paper in zip(rows, more["rows"], CORPUS.papers, strict=True):
         assert row["k"] == paper.key
         assert not {"x", "au"} & set(row)
         assert (extra["x"], extra["au"]) == (paper.summary, list(paper.authors))
@@ -577,7 +578,7 @@ def test_embedded_data_cannot_close_its_script_element(hostile_site: Path) -> No
     html = (hostile_site / "papers" / "index.html").read_text("utf-8")
     data = html.split('<script type="application/json" id="masrl-paper-data">', 1)[1].split("</script>", 1)[0]
     assert "<" not in data
-    assert json.loads(data)["rows"][0]["t"].startswith("Alpha |")
+    assert rows_of(json.loads(data)["cols"])[0]["t"].startswith("Alpha |")
 
 
 # -- defects found by reading the site in Chromium; each test fails on the site before the fix
