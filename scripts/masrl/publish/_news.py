@@ -15,7 +15,6 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from itertools import groupby
 from pathlib import Path
-from typing import Any
 
 from masrl.corpus import _vocab as v
 from masrl.corpus._records import Corpus, Exclusion, Paper
@@ -224,12 +223,16 @@ def render(corpus: Corpus, root: Path, site_title: str = "masrl: what is new") -
     items = news(corpus)
     template = site_environment().get_template("site/whats-new.md.j2")
     pages = pages_of(lines_by_day(items))
-    out: dict[str, Any] = {}
+    out: dict[str, str] = {}
     for number, days in enumerate(pages, start=1):
         up = "" if number == 1 else "../"  # from whats-new/<n>.md back to the docs folder
 
         def link(n: int, up: str = up) -> str:
-            return f"{up}whats-new.md" if n == 1 else (f"whats-new/{n}.md" if not up else f"{n}.md")
+            """Page *n* as linked from this page: whats-new.md sits beside the docs folder's
+            files, and the numbered pages beside each other in whats-new/."""
+            if n == 1:
+                return f"{up}whats-new.md"
+            return f"{n}.md" if up else f"whats-new/{n}.md"
 
         out[page_path(number)] = template.render(
             days=days,

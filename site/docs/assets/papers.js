@@ -32,19 +32,15 @@
   filters.forEach(function (f) { if (KEYS.indexOf(f.k) === -1) KEYS.push(f.k); });
   // A key a row lacks takes the value given under data.defaults, if any.
   var defaults = data.defaults || {};
-  // The rows arrive as columns, one list a key, null where a row lacks the key (gzip packs a column
-  // of like values tighter); they are rows again here.
-  var cols = data.cols, count = 0;
-  Object.keys(cols).forEach(function (key) { count = Math.max(count, cols[key].length); });
-  var packed = [];
-  for (var n = 0; n < count; n++) {
-    var one = {};
-    for (var key in cols) if (cols[key][n] !== null && cols[key][n] !== undefined) one[key] = cols[key][n];
-    packed.push(one);
-  }
-  var rows = packed.map(function (raw) {
+  // The rows arrive as columns, one list a key (all of one length), null where a row lacks the key
+  // (gzip packs a column of like values tighter); each row is read across them.
+  var cols = data.cols;
+  var rows = (cols.k || []).map(function (_, n) {
     var row = {};
-    for (var i = 0; i < KEYS.length; i++) row[KEYS[i]] = KEYS[i] in raw ? raw[KEYS[i]] : defaults[KEYS[i]];
+    for (var i = 0; i < KEYS.length; i++) {
+      var col = cols[KEYS[i]];
+      row[KEYS[i]] = col && col[n] !== null && col[n] !== undefined ? col[n] : defaults[KEYS[i]];
+    }
     row.au = [];
     row._text = "";
     row._i = 0;
