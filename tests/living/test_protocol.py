@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -242,21 +244,30 @@ _JSONISH = st.one_of(
 )
 
 
+@functools.cache
+def _protocol_walk_inputs() -> tuple[Any, list[tuple[Any, ...]], dict[str, Any]]:
+    """protocol.yaml parsed once, every path to a value in it, and its schema (each example copies the
+    parsed document rather than parsing some thousands of lines again)."""
+    from conftest import value_paths
+
+    doc = load_text(PROTOCOL_TEXT).data
+    return doc, value_paths(doc), protocol_schema(TAXONOMY)
+
+
 @settings(deadline=None)  # the protocol is a few hundred lines; a busy machine can take 200 ms
 @given(st.data())
 def test_the_hand_walk_of_the_schema_agrees_with_jsonschema(data: Any) -> None:
-    from conftest import value_paths
     from masrl.corpus._yaml import Document
     from masrl.living._protocol import _schema_problems
 
-    doc = load_text(PROTOCOL_TEXT).data
-    path = data.draw(st.sampled_from(value_paths(doc)))
+    doc, paths, schema = _protocol_walk_inputs()
+    doc = copy.deepcopy(doc)
+    path = data.draw(st.sampled_from(paths))
     value = data.draw(_JSONISH)
     target = doc
     for part in path[:-1]:
         target = target[part]
     target[path[-1]] = value
-    schema = protocol_schema(TAXONOMY)
     ours = list(_schema_problems(Document(doc, {}), schema, "protocol.yaml"))
     assert (not ours) == jsonschema.Draft202012Validator(schema).is_valid(doc), (path, value, ours)
 

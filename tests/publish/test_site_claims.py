@@ -105,12 +105,9 @@ def test_the_stress_table_shows_each_claim_per_view(
         assert errors == []
 
 
-def test_the_real_claims_page_carries_the_computed_table(
-    browser: Any, tmp_path_factory: pytest.TempPathFactory
-) -> None:
+def test_the_real_claims_page_carries_the_computed_table(browser: Any, repo_site: Path) -> None:
     analysis = analyse(REPO)
-    site = _build(REPO, tmp_path_factory.mktemp("repo-site"))
-    for page, errors in _claims_page(browser, site):
+    for page, errors in _claims_page(browser, repo_site):
         table = page.eval_on_selector("h2#stress", TABLE_JS)
         assert [r[0] for r in table[1:]] == [row.claim.id for row in analysis.stress]
         message = next(r for r in table if r[0] == "message-credit-broad")
