@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import io
 import json
 import re
@@ -27,6 +28,7 @@ from masrl.corpus.api import CorpusError
 from masrl.corpus.api import Paper as ApiPaper
 
 
+@functools.cache  # the repository does not change during a run; each command is run once
 def _cli_json(*args: str, root: Path = REPO) -> Any:
     run = subprocess.run(
         [sys.executable, "-m", "masrl", "--root", str(root), *args], capture_output=True, text=True, check=True

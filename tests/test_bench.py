@@ -143,7 +143,7 @@ def test_refused_at_once(case: str, args: list[str], stderr: str) -> None:
 
 
 def test_one_target_through_the_command_line(tmp_path: Path) -> None:
-    run = _bench("--runs", "2", "--only", "validate: corpus", "--keep", str(tmp_path))
+    run = _bench("--runs", "2", "--size", "1000", "--only", "validate: corpus", "--keep", str(tmp_path))
     assert run.returncode == 0, run.stderr
     assert run.stderr == "running validate: corpus ...\n"
     rows = [line for line in run.stdout.splitlines() if line.startswith("validate: corpus")]
