@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -31,6 +32,40 @@ LONGEST_FIRST = ("test_release.py", "test_at.py")
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.path.name not in LONGEST_FIRST)  # a stable sort: the rest keep their order
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Validate the repository once, before any test is collected (and, under xdist, before the
+    workers start), so that its record cache in .masrl-cache/ is current.
+
+    Dozens of tests and test modules load the real corpus, in-process or through the command line,
+    from the repository's root; with the cache current each load takes a second, where parsing its
+    13,000 files took ten (a clean clone, as CI has, has no cache). Only ``masrl validate`` writes
+    that cache, so it is run here, as a user would before running the tests. A broken corpus writes
+    no cache and fails here silently: the tests that validate it say what is wrong. The tests that
+    must parse every file set MASRL_NO_CACHE, as before."""
+    if hasattr(session.config, "workerinput"):
+        return  # an xdist worker: the process that started it has done this
+    env = {name: value for name, value in os.environ.items() if name != "MASRL_ROOT"}
+    subprocess.run([sys.executable, "-m", "masrl", "validate"], cwd=REPO, env=env, capture_output=True, check=False)
+
+
+@functools.cache
+def real_corpus() -> Any:
+    """The repository's corpus, loaded once per test process for every module that reads it (the
+    tests only read it: the records are frozen)."""
+    from masrl.corpus._load import load_corpus
+
+    return load_corpus(REPO).corpus
+
+
+@functools.cache
+def real_analysis(snapshot: str | None = None) -> Any:
+    """``analyse`` of the repository (its *snapshot*, or the living corpus), once per test process
+    for every module that reads it."""
+    from masrl.publish._build import analyse
+
+    return analyse(REPO, snapshot=snapshot)
 
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

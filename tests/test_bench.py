@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, real_corpus
 from masrl.bench import _targets
 from masrl.bench._measure import Result, Target, format_report
 
@@ -158,7 +158,7 @@ def test_the_grown_corpus_reads_like_the_real_one_and_validates(tmp_path: Path) 
     from masrl.corpus._load import load_corpus
 
     # Arrange
-    real = load_corpus(REPO).corpus
+    real = real_corpus()
     entries = len(real.papers) + 20
     # Act
     write_grown_corpus(REPO, tmp_path / "grown", entries)

@@ -15,19 +15,33 @@ import jsonschema
 import pandas as pd
 import pytest
 
-from conftest import FIXTURES, REPO
+from conftest import FIXTURES, REPO, real_analysis, real_corpus
 from masrl.analysis import _stats
 from masrl.analysis._stats import cohen_kappa
 from masrl.corpus._load import load_corpus
-from masrl.publish._build import analyse
+from masrl.corpus._vocab import load_taxonomy
+from masrl.publish._build import Analysis
 
-# The reference tables are the survey's: they describe its snapshot, which the living corpus extends.
-ANALYSIS = analyse(REPO, snapshot="survey")
-STATS = ANALYSIS.stats
-LIVING = analyse(REPO).stats
-TAX = ANALYSIS.corpus.taxonomy
+TAX = load_taxonomy(REPO)
 REFERENCE = list(csv.DictReader(io.StringIO((FIXTURES / "reference" / "papers_facts.csv").read_text("utf-8"))))
 EXCLUDED = list(csv.DictReader(io.StringIO((FIXTURES / "reference" / "excluded_facts.csv").read_text("utf-8"))))
+
+
+# The reference tables are the survey's: they describe its snapshot, which the living corpus extends.
+# Both analyses are made once per test process, when a test first needs them (conftest.real_analysis).
+@pytest.fixture
+def survey() -> Analysis:
+    return real_analysis("survey")
+
+
+@pytest.fixture
+def survey_stats(survey: Analysis) -> dict[str, Any]:
+    return survey.stats
+
+
+@pytest.fixture
+def living_stats() -> dict[str, Any]:
+    return real_analysis().stats
 
 
 @pytest.mark.parametrize(
@@ -43,54 +57,54 @@ EXCLUDED = list(csv.DictReader(io.StringIO((FIXTURES / "reference" / "excluded_f
         ("verified", "verified"),
     ],
 )
-def test_counts_equal_the_reference_tables(ours: str, theirs: str) -> None:
+def test_counts_equal_the_reference_tables(ours: str, theirs: str, survey_stats: dict[str, Any]) -> None:
     expected = Counter(row[theirs] for row in REFERENCE)
-    assert {k: n for k, n in STATS["counts"][ours].items() if n} == dict(expected)
-    assert list(STATS["counts"][ours]) == list(TAX.ids(ours)), "every value, in taxonomy order"
+    assert {k: n for k, n in survey_stats["counts"][ours].items() if n} == dict(expected)
+    assert list(survey_stats["counts"][ours]) == list(TAX.ids(ours)), "every value, in taxonomy order"
 
 
-def test_reward_families_follow_the_taxonomy_mapping() -> None:
+def test_reward_families_follow_the_taxonomy_mapping(survey_stats: dict[str, Any]) -> None:
     expected = Counter(TAX.family_of(row["reward_type"]) for row in REFERENCE)
-    assert STATS["counts"]["reward_family"] == {f: expected.get(f, 0) for f in TAX.ids("reward_family")}
+    assert survey_stats["counts"]["reward_family"] == {f: expected.get(f, 0) for f in TAX.ids("reward_family")}
 
 
-def test_zero_cells_are_kept() -> None:
-    assert STATS["counts"]["credit_unit"]["token"] == 0
-    assert STATS["counts"]["credit_unit"]["team"] == 0
-    assert STATS["counts"]["reward_family"]["R5"] == 0
-    assert STATS["crosstabs"]["reward_type x credit_unit"]["tool"]["tool"] == 0
+def test_zero_cells_are_kept(survey_stats: dict[str, Any]) -> None:
+    assert survey_stats["counts"]["credit_unit"]["token"] == 0
+    assert survey_stats["counts"]["credit_unit"]["team"] == 0
+    assert survey_stats["counts"]["reward_family"]["R5"] == 0
+    assert survey_stats["crosstabs"]["reward_type x credit_unit"]["tool"]["tool"] == 0
 
 
-def test_crosstabs_add_up() -> None:
-    for name, table in STATS["crosstabs"].items():
+def test_crosstabs_add_up(survey_stats: dict[str, Any]) -> None:
+    for name, table in survey_stats["crosstabs"].items():
         assert sum(sum(row.values()) for row in table.values()) == 84, name
     cell = Counter((r["reward_type"], r["credit_granularity"]) for r in REFERENCE)
-    table = STATS["crosstabs"]["reward_type x credit_unit"]
+    table = survey_stats["crosstabs"]["reward_type x credit_unit"]
     for (reward, unit), n in cell.items():
         assert table[reward][unit] == n
 
 
-def test_screening_matches_the_exclusion_log() -> None:
-    flow = STATS["screening"]
+def test_screening_matches_the_exclusion_log(survey_stats: dict[str, Any]) -> None:
+    flow = survey_stats["screening"]
     assert (flow["identified"], flow["excluded"], flow["retained"]) == (116, 32, 84)
     assert {k: n for k, n in flow["by_stage"].items() if n} == dict(Counter(r["stage"] for r in EXCLUDED))
     assert sum(flow["first_reason"].values()) == 32
 
 
-def test_years_are_continuous_and_complete() -> None:
-    years = [int(y) for y in STATS["by_year"]]
+def test_years_are_continuous_and_complete(survey_stats: dict[str, Any]) -> None:
+    years = [int(y) for y in survey_stats["by_year"]]
     assert years == list(range(1994, 2027))
-    assert sum(sum(c.values()) for c in STATS["by_year"].values()) == 84
-    assert STATS["by_year"]["1995"] == dict.fromkeys(TAX.ids("category"), 0)
+    assert sum(sum(c.values()) for c in survey_stats["by_year"].values()) == 84
+    assert survey_stats["by_year"]["1995"] == dict.fromkeys(TAX.ids("category"), 0)
 
 
-def test_strict_credit_counts() -> None:
-    assert STATS["strict_credit"]["message"] == 1
-    assert STATS["strict_credit"]["orchestrator"] == 5
+def test_strict_credit_counts(survey_stats: dict[str, Any]) -> None:
+    assert survey_stats["strict_credit"]["message"] == 1
+    assert survey_stats["strict_credit"]["orchestrator"] == 5
 
 
-def test_subdecision_coverage() -> None:
-    subs = STATS["subdecisions"]
+def test_subdecision_coverage(survey_stats: dict[str, Any]) -> None:
+    subs = survey_stats["subdecisions"]
     assert subs["coded"] == 52
     assert subs["O5"]["learned"] == 0
     assert set(subs["O2"]["keys"]["learned"]) == {"paramanager", "puppeteer", "sharp"}
@@ -98,9 +112,12 @@ def test_subdecision_coverage() -> None:
         assert subs[o]["learned"] == len(subs[o]["keys"]["learned"])
 
 
-def test_papers_with_code_are_counted_by_category() -> None:
-    corpus = load_corpus(REPO).corpus
-    for stats, papers in ((LIVING, corpus.papers), (STATS, [p for p in corpus.papers if p.origin == "survey"])):
+def test_papers_with_code_are_counted_by_category(survey_stats: dict[str, Any], living_stats: dict[str, Any]) -> None:
+    corpus = real_corpus()
+    for stats, papers in (
+        (living_stats, corpus.papers),
+        (survey_stats, [p for p in corpus.papers if p.origin == "survey"]),
+    ):
         code = stats["code"]
         assert code["with_code"] == sum(1 for p in papers if p.code) == sum(code["by_category"].values())
         assert list(code["by_category"]) == list(TAX.ids("category"))  # every category, zeros kept
@@ -119,7 +136,7 @@ def test_papers_with_code_are_counted_by_category() -> None:
     ],
 )
 def test_code_counts_take_only_the_papers_with_a_code_link(codes: dict[str, str], expected: dict[str, int]) -> None:
-    corpus = load_corpus(REPO).corpus
+    corpus = real_corpus()
     papers = tuple(replace(p, code=codes.get(p.key)) for p in corpus.papers)
     counted = _stats.code_counts(replace(corpus, papers=papers))
     assert counted["with_code"] == expected.pop("with_code")
@@ -161,8 +178,8 @@ def test_cohen_kappa_refuses_lists_of_different_lengths(first: list[str], second
         cohen_kappa(first, second)
 
 
-def test_audit_agreement_matches_the_spot_check() -> None:
-    audit = STATS["audit"]
+def test_audit_agreement_matches_the_spot_check(survey: Analysis, survey_stats: dict[str, Any]) -> None:
+    audit = survey_stats["audit"]
     assert audit["rows"] == 32
     credit = audit["fields"]["credit_unit"]
     assert credit["disagreements"] == [{"key": "halo", "first": "role", "second": "orchestrator"}]
@@ -171,19 +188,19 @@ def test_audit_agreement_matches_the_spot_check() -> None:
         assert audit["fields"][name]["agreement"] == 100.0
         assert audit["fields"][name]["kappa"] == 1.0
     # kappa for credit_unit recomputed by hand from the audit records
-    first = [a.first_reading["credit_unit"] for a in ANALYSIS.corpus.audits]
-    second = [a.second_reading["credit_unit"] for a in ANALYSIS.corpus.audits]
+    first = [a.first_reading["credit_unit"] for a in survey.corpus.audits]
+    second = [a.second_reading["credit_unit"] for a in survey.corpus.audits]
     n = len(first)
     p_o = sum(x == y for x, y in zip(first, second, strict=True)) / n
     p_e = sum(first.count(label) * second.count(label) for label in set(first)) / n**2
     assert credit["kappa"] == pytest.approx((p_o - p_e) / (1 - p_e), abs=1e-4)
 
 
-def test_stats_json_is_documented_by_its_schema() -> None:
+def test_stats_json_is_documented_by_its_schema(survey_stats: dict[str, Any], living_stats: dict[str, Any]) -> None:
     schema = json.loads((REPO / "schemas" / "stats.schema.json").read_text("utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
-    jsonschema.validate(STATS, schema)
-    jsonschema.validate(LIVING, schema)
+    jsonschema.validate(survey_stats, schema)
+    jsonschema.validate(living_stats, schema)
 
 
 def test_cli_json_equals_the_published_file(run_cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -209,18 +226,18 @@ def test_cli_json_equals_the_published_file(run_cli: Any, monkeypatch: pytest.Mo
     }
 
 
-def test_cli_table_output(run_cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_table_output(run_cli: Any, monkeypatch: pytest.MonkeyPatch, living_stats: dict[str, Any]) -> None:
     monkeypatch.chdir(REPO)
     result = run_cli("stats", "--snapshot", "survey")
     assert result.exit_code == 0
     assert result.stdout.startswith("84 retained, 32 excluded, 116 identified, 32 audited")
     living = run_cli("stats")
-    assert living.stdout.startswith(f"{LIVING['retained']} retained, {LIVING['excluded']} excluded")
+    assert living.stdout.startswith(f"{living_stats['retained']} retained, {living_stats['excluded']} excluded")
     assert "\ncredit_unit\n  Token             0\n" in result.stdout
 
 
-def test_frame_has_ordered_categoricals() -> None:
-    frame = _stats.papers_frame(ANALYSIS.corpus)
+def test_frame_has_ordered_categoricals(survey: Analysis) -> None:
+    frame = _stats.papers_frame(survey.corpus)
     assert list(frame["credit_unit"].cat.categories) == list(TAX.ids("credit_unit"))
     assert len(frame) == 84
 

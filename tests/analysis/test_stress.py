@@ -11,7 +11,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO, assert_golden, commit_all, fixture_corpus, replace_line
+from conftest import REPO, assert_golden, commit_all, fixture_corpus, real_analysis, replace_line
 from masrl.analysis import _views
 from masrl.analysis._claims import load_ledger
 from masrl.corpus._vocab import load_taxonomy
@@ -29,7 +29,7 @@ def stressed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture(scope="module")
 def real() -> Analysis:
-    return analyse(REPO)
+    return real_analysis()
 
 
 def cell(analysis: Analysis, claim: str, view: str) -> Any:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FIXTURES, REPO
+from conftest import FIXTURES, REPO, real_corpus
 from masrl.corpus._bibtex import decode_latex
 from masrl.corpus._export import (
     EXCLUSION_COLUMNS,
@@ -20,9 +20,8 @@ from masrl.corpus._export import (
     papers_csv,
     parse_exclusion_reason,
 )
-from masrl.corpus._load import load_corpus
 
-CORPUS = load_corpus(REPO).corpus
+CORPUS = real_corpus()  # loaded once per test process, for every module that reads it
 SNAPSHOT = CORPUS.snapshot()  # the survey's records: what the reference tables describe
 CORRECTED = {p.key for p in SNAPSHOT.papers if p.changes}  # facts refreshed since, each with a dated note
 # The reference columns a correction may change: facts, never tags or the survey's own screening.

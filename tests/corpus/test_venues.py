@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import PAPER_TEXT, REPO, Corpus, fixture_corpus
+from conftest import PAPER_TEXT, REPO, Corpus, fixture_corpus, real_corpus
 from masrl.corpus._venues import read_venues, redundant, venues_schema
 from masrl.corpus._vocab import load_taxonomy
 
@@ -390,10 +390,9 @@ def test_every_record_exports_the_citation_its_venue_gives(tmp_path: Path) -> No
     from pybtex.database import parse_string
 
     from masrl.corpus._export import papers_bib
-    from masrl.corpus._load import load_corpus
 
     # Arrange
-    corpus = load_corpus(REPO).corpus
+    corpus = real_corpus()
     text = papers_bib(corpus)
     # Act: read by both readers
     ours = {e.key: e for e in bibtexparser.parse_string(text).entries}
@@ -423,9 +422,8 @@ def test_every_record_exports_the_citation_its_venue_gives(tmp_path: Path) -> No
 
 def test_gaia_is_cited_at_iclr_2024_and_counted_in_2023() -> None:
     from masrl.corpus._export import bib_citation
-    from masrl.corpus._load import load_corpus
 
-    gaia = load_corpus(REPO).corpus.paper("gaia2023")
+    gaia = real_corpus().paper("gaia2023")
     cite = bib_citation(gaia, VENUES)
     assert (gaia.year, cite.entry_type, cite.year) == (2023, "inproceedings", 2024)
     assert cite.fields == (("booktitle", "International Conference on Learning Representations (ICLR)"),)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FIXTURES, REPO, fixture_corpus
+from conftest import FIXTURES, REPO, fixture_corpus, real_corpus
 from masrl.corpus._load import load_corpus
 from masrl.living._lists import (
     Listed,
@@ -798,7 +798,7 @@ def test_a_title_named_like_a_record_is_it_unless_an_id_says_otherwise(
 
 def test_real_lists_against_the_real_corpus() -> None:
     # The corpus grows, so only records it already holds are asserted.
-    corpus = load_corpus(REPO).corpus
+    corpus = real_corpus()
 
     def records(path: Path) -> dict[int, str | None]:
         return {m.listed.line: m.record for m in match_list(read_list(path), corpus)}
@@ -817,5 +817,5 @@ def test_a_real_list_naming_a_method_alone_finds_its_record() -> None:
     # xhyumiracle's list names MaAS by its method name, linking OpenReview only; the corpus keeps
     # it as maas2025, titled "Multi-agent Architecture Search via Agentic Supernet"
     read = read_list(FIXTURES / "lists" / "xhyumiracle-awesome-agenticllm-rl-papers-excerpt.md")
-    matched = {m.listed.title: m.record for m in match_list(read, load_corpus(REPO).corpus)}
+    matched = {m.listed.title: m.record for m in match_list(read, real_corpus())}
     assert matched["MaAS"] == "maas2025"

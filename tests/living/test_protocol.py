@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import EXCLUSION_TEXT, PAPER_TEXT, REPO, replace_line
+from conftest import EXCLUSION_TEXT, PAPER_TEXT, REPO, real_corpus, replace_line
 from masrl.corpus._load import load_corpus
 from masrl.corpus._records import Exclusion, Paper
 from masrl.corpus._vocab import load_taxonomy
@@ -208,7 +208,7 @@ def test_a_new_search_starts_at_the_last_closed_rounds_cutoff(today: str, since:
 
 
 def test_round_one_counts_are_the_surveys(tmp_path: Path) -> None:
-    counts = round_counts(load_corpus(REPO).corpus, PROTOCOL)
+    counts = round_counts(real_corpus(), PROTOCOL)
     first = counts["round-1"]
     assert (first["identified"], first["retained"], first["excluded"]) == (116, 84, 32)
     assert first["by_stage"] == {
@@ -685,7 +685,7 @@ def test_the_rounds_list_the_draws_of_every_post_survey_second_reading() -> None
     assert all(r.audit_draws == () for r in PROTOCOL.rounds if r.id not in ("backfill", "field-search"))
     # every post-survey paper with a second reading was drawn, once, by the round that owns it,
     # and every key drawn has one
-    corpus = load_corpus(REPO).corpus
+    corpus = real_corpus()
     post = {p.key for p in corpus.papers if p.origin == "discovery"}
     drawn = [k for r in PROTOCOL.rounds for d in r.audit_draws for k in d.keys]
     assert sorted(drawn) == sorted({a.key for a in corpus.audits} & post)

@@ -22,10 +22,10 @@ from _site_support import (
     serve_like_pages,
 )
 
-from masrl.corpus._load import load_corpus
+from conftest import real_corpus
 from masrl.publish._site import PAPERS_PER_PAGE, rows_of
 
-CORPUS = load_corpus(REPO).corpus
+CORPUS = real_corpus()  # loaded once per test process, for every module that reads it
 FAMILY = {p.key: CORPUS.taxonomy.family_of(p.reward_type) for p in CORPUS.papers}
 SITE_URL = "https://masrl.github.io/masrl/"  # site_url's default in site/mkdocs.yml
 

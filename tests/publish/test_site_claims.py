@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from _site_support import REPO, copy_site_frame, mkdocs_build, serve
 
-from masrl.publish._build import analyse
+from conftest import real_analysis
 
 # The table under the "Under other readings" heading (id "stress"), as rows of cell texts.
 TABLE_JS = """h => {
@@ -106,7 +106,7 @@ def test_the_stress_table_shows_each_claim_per_view(
 
 
 def test_the_real_claims_page_carries_the_computed_table(browser: Any, repo_site: Path) -> None:
-    analysis = analyse(REPO)
+    analysis = real_analysis()
     for page, errors in _claims_page(browser, repo_site):
         table = page.eval_on_selector("h2#stress", TABLE_JS)
         assert [r[0] for r in table[1:]] == [row.claim.id for row in analysis.stress]
