@@ -83,3 +83,36 @@ PERMALINK = '<a class="headerlink" href="#{0}" title="Permanent link">&para;</a>
 )
 def test_each_plain_table_is_wrapped_in_a_region_named_after_its_heading(content: str, expected: str) -> None:
     assert hooks.wrap_tables(content, "Page title") == expected
+
+
+def test_the_built_site_carries_its_scripts_without_comments_but_with_the_same_code(tmp_path) -> None:
+    # Arrange: a built site's copy of the papers script, and one stylesheet that must stay as it is
+    assets = tmp_path / "assets"
+    assets.mkdir()
+    source = (REPO / "site" / "docs" / "assets" / "papers.js").read_text("utf-8")
+    (assets / "papers.js").write_text(source, "utf-8")
+    (assets / "masrl.css").write_text("/* kept */\n", "utf-8")
+    # Act
+    done = hooks.minify_scripts(tmp_path)
+    # Assert: only the script is rewritten, smaller, without its comments, and its strings survive
+    built = (assets / "papers.js").read_text("utf-8")
+    assert done == [assets / "papers.js"]
+    assert len(built) < 0.75 * len(source)
+    assert "Record strings reach the page through textContent" not in built
+    assert '"https://arxiv.org/abs/"' in built and "window.masrlPapers" in built
+    assert (assets / "masrl.css").read_text("utf-8") == "/* kept */\n"
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        ("var a = 1; // one\n", "var a=1;"),
+        ('var u = "http://x//y"; /* c */\n', 'var u="http://x//y";'),
+        ("var r = /\\/\\//g;\n", "var r=/\\/\\//g;"),
+    ],
+)
+def test_minifying_keeps_strings_and_regular_expressions(tmp_path, script: str, expected: str) -> None:
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "a.js").write_text(script, "utf-8")
+    hooks.minify_scripts(tmp_path)
+    assert (tmp_path / "assets" / "a.js").read_text("utf-8") == expected
