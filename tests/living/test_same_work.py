@@ -6,6 +6,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from masrl.living._facts import similar_titles
 from masrl.living._lists import same_title
@@ -57,3 +59,46 @@ def test_every_title_comparison_keeps_numbers_apart(a: str, b: str, same: bool) 
     assert same_numbers(normalise_title(a), normalise_title(b)) is same
     assert similar_titles(a, b) is same
     assert same_title(a, b) is same
+
+
+def _first_similar(labels: list[str], candidate: str) -> str | None:
+    """The reference: the first known title (shortest first, as Known orders them) whose normalised
+    form is this close to the candidate's, compared one by one with no index."""
+    import difflib
+
+    from masrl.living._scaffold import TITLE_SIMILARITY
+
+    norm = normalise_title(candidate)
+    titles: dict[str, str] = {}
+    for i, label in enumerate(labels, 1):
+        titles.setdefault(normalise_title(label), f"E{i:03d}")
+    if norm in titles:
+        return titles[norm]
+    if not norm:
+        return None
+    for other, owner in sorted(titles.items(), key=lambda kv: len(kv[0])):
+        if same_numbers(norm, other) and difflib.SequenceMatcher(None, other, norm, autojunk=False).ratio() >= (
+            TITLE_SIMILARITY
+        ):
+            return owner
+    return None
+
+
+_WORDS = ["agent", "debate", "credit", "team", "router", "reward", "multi", "policy", "graph", "self", "play", "v2"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    labels=st.lists(st.lists(st.sampled_from(_WORDS), min_size=2, max_size=7).map(" ".join), min_size=1, max_size=25),
+    pick=st.integers(min_value=0, max_value=24),
+    edits=st.lists(st.tuples(st.integers(0, 60), st.sampled_from(["", "a", "s", " ", "-"])), max_size=3),
+)
+def test_the_indexed_title_match_finds_what_comparing_every_title_finds(
+    labels: list[str], pick: int, edits: list[tuple[int, str]]
+) -> None:
+    # a known title with a few characters changed, dropped or added, or none
+    chars = list(labels[pick % len(labels)])
+    for at, text in edits:
+        chars[min(at, len(chars) - 1) : min(at, len(chars) - 1) + 1] = list(text)
+    candidate = "".join(chars)
+    assert Known(corpus(*labels)).match(None, None, None, candidate) == _first_similar(labels, candidate)  # type: ignore[arg-type]

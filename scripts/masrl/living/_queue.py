@@ -88,6 +88,13 @@ class Known:
         by_length = sorted(self.titles.items(), key=lambda kv: len(kv[0]))
         self._lengths = [len(norm) for norm, _ in by_length]
         self._grams = [(_grams(norm), norm, owner) for norm, owner in by_length]
+        # Which titles (by position above) hold each 4-gram: a title close enough shares at least
+        # half of a candidate's 4-grams, so it holds one of the rarer half of them (prefix filter),
+        # and only the titles those few lists name need comparing.
+        self._holders: dict[str, list[int]] = {}
+        for i, (grams, _, _) in enumerate(self._grams):
+            for gram in grams:
+                self._holders.setdefault(gram, []).append(i)
 
     def match(self, arxiv: str | None, doi: str | None, url: str | None, title: str) -> str | None:
         for ident in identities(arxiv, doi, url):
@@ -105,8 +112,11 @@ class Known:
         lo = bisect.bisect_left(self._lengths, n * r / (2 - r))
         hi = bisect.bisect_right(self._lengths, n * (2 - r) / r)
         grams = _grams(norm)
+        rarest = sorted(grams, key=lambda g: len(self._holders.get(g, ())))
+        prefix = rarest[: len(grams) - (len(grams) + 1) // 2 + 1]
+        near = sorted({i for g in prefix for i in self._holders.get(g, ()) if lo <= i < hi})
         matcher = difflib.SequenceMatcher(None, "", norm, autojunk=False)
-        for other_grams, other, owner in self._grams[lo:hi]:
+        for other_grams, other, owner in (self._grams[i] for i in near):
             if 2 * len(grams & other_grams) < max(len(grams), len(other_grams)) or not same_numbers(norm, other):
                 continue
             matcher.set_seq1(other)
