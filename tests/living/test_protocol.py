@@ -681,6 +681,7 @@ def test_the_rounds_list_the_draws_of_every_post_survey_second_reading() -> None
         (20261203, 10),
         (20261206, 30),
         (20261209, 12),
+        (20261204, 12),
     ]
     assert all(r.audit_draws == () for r in PROTOCOL.rounds if r.id not in ("backfill", "field-search"))
     # every post-survey paper with a second reading was drawn, once, by the round that owns it,
