@@ -253,7 +253,7 @@ def test_place(text: str, venue_id: str | None, year: int | None, note: str | No
         ("ICML", 1994, "ICML 1994"),  # the record's year fills a form that needs one
         ("Nature", 2025, "Nature 2025"),
         ("Findings ACL 2024", 2024, "Findings of ACL 2024"),
-        ("Journal of Something Else", 2025, None),
+        ("Quarterly of Basket Weaving", 2025, None),  # nothing in the registry is near it
     ],
 )
 def test_suggestion(text: str, year: int, suggestion: str | None) -> None:

@@ -337,11 +337,31 @@ def test_the_url_restores_a_filtered_view(visit: Visit) -> None:
 
 def test_code_and_pdf_links_in_the_table(visit: Visit) -> None:
     page = visit.go("/papers/?q=c3")
+    assert page.evaluate("window.masrlPapers.ready()") is True  # a search loads the details
     links = page.eval_on_selector_all(
         ".masrl-table tbody tr td:last-child a", "as => as.map(a => [a.textContent, a.href])"
     )
     c3 = next(p for p in CORPUS.papers if p.key == "c3")
     assert ["PDF", f"https://arxiv.org/pdf/{c3.arxiv}"] in links
+
+
+def test_a_pdf_link_opens_the_entry_page_until_the_details_bring_its_arxiv_id(visit: Visit) -> None:
+    # Arrange: the first page of the table, as it loads, before any search
+    page = visit.go("/papers/")
+    arxiv = {p.key: p.arxiv for p in CORPUS.papers if p.arxiv}
+    pdfs = ".masrl-table tbody tr td:last-child a:first-child"
+    # Assert: each PDF link first leads to the entry's own page, which shows the arXiv id
+    before = page.eval_on_selector_all(pdfs, "as => as.map(a => [a.textContent, a.getAttribute('href')])")
+    before = [href for text, href in before if text == "PDF"]
+    assert before
+    assert all(href.removesuffix("/") in arxiv for href in before)
+    # Act: the details arrive
+    assert page.evaluate("window.masrlPapers.ready()") is True
+    # Assert: the same links now open the arXiv PDF
+    after = page.eval_on_selector_all(
+        pdfs, "as => as.filter(a => a.textContent === 'PDF').map(a => a.getAttribute('href'))"
+    )
+    assert after == [f"https://arxiv.org/pdf/{arxiv[href.removesuffix('/')]}" for href in before]
 
 
 def _download(page: Any, kind: str) -> str:

@@ -388,9 +388,10 @@ def _table_data(
         optional = {
             "s": p.strict_credit,
             "o": {o: s.code for o, s in (p.subdecisions or {}).items()},
-            "ax": p.arxiv,
-            # only whether there is code: the address itself (unique, so gzip cannot shrink it; a
-            # tenth of the page at 400 links) comes with the details, as "cu"
+            # only whether there is an arXiv PDF and code: the arXiv id and the code's address
+            # (unique, so gzip cannot shrink them; the ids alone were a tenth of the page at 1,350
+            # entries) come with the details, as "ax" and "cu"
+            "pa": 1 if p.arxiv else None,
             "cd": 1 if p.code else None,
         }
         row.update({key: value for key, value in optional.items() if value})
@@ -400,6 +401,7 @@ def _table_data(
             "ea": p.et_al,
             "x": p.summary,
             "d": p.doi,
+            "ax": p.arxiv,
             "cu": p.code,
             # the url, left out when it is the arXiv abstract page (papers.js rebuilds it from "ax")
             "w": None if p.arxiv and p.url == f"https://arxiv.org/abs/{p.arxiv}" else p.url,

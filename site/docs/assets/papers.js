@@ -27,8 +27,8 @@
   // Rows arrive without their empty keys (the page carries them inline); give every row the same
   // keys in the same order, so the engine reads them the fast way, the same for every row. The
   // details' keys (DETAIL_KEYS) are filled in when data/papers-details.json arrives.
-  var DETAIL_KEYS = ["au", "ea", "x", "d", "cu", "w", "mw", "et", "by", "b", "bt", "ba"];
-  var KEYS = ["k", "t", "y", "ve", "s", "o", "ax", "cd"].concat(DETAIL_KEYS);
+  var DETAIL_KEYS = ["au", "ea", "x", "d", "ax", "cu", "w", "mw", "et", "by", "b", "bt", "ba"];
+  var KEYS = ["k", "t", "y", "ve", "s", "o", "pa", "cd"].concat(DETAIL_KEYS);
   filters.forEach(function (f) { if (KEYS.indexOf(f.k) === -1) KEYS.push(f.k); });
   // A key a row lacks takes the value given under data.defaults, if any.
   var defaults = data.defaults || {};
@@ -340,9 +340,10 @@
         if (key === "t") {
           td.appendChild(link(pageOf(row), row.t));
         } else if (key === "links") {
-          if (row.ax) td.appendChild(link("https://arxiv.org/pdf/" + row.ax, "PDF"));
-          if (row.ax && row.cd) td.appendChild(document.createTextNode(" "));
-          // the code's address comes with the details; until then the link opens the entry's page, which shows it
+          // the arXiv id and the code's address come with the details; until then each link opens
+          // the entry's page, which shows both
+          if (row.pa) td.appendChild(link(row.ax ? "https://arxiv.org/pdf/" + row.ax : pageOf(row), "PDF"));
+          if (row.pa && row.cd) td.appendChild(document.createTextNode(" "));
           if (row.cd) td.appendChild(link(row.cu || pageOf(row), "code"));
         } else {
           td.textContent = cellText(row, key);
