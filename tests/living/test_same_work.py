@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from masrl.living._facts import similar_titles
@@ -62,10 +62,11 @@ def test_every_title_comparison_keeps_numbers_apart(a: str, b: str, same: bool) 
 
 
 def _first_similar(labels: list[str], candidate: str) -> str | None:
-    """The reference: the first known title (shortest first, as Known orders them) whose normalised
-    form is this close to the candidate's, compared one by one with no index."""
+    """The reference: the first known title (shortest first, as Known orders them) that shares at
+    least half of the 4-grams and is this close to the candidate's, compared one by one with no index."""
     import difflib
 
+    from masrl.living._queue import _grams
     from masrl.living._scaffold import TITLE_SIMILARITY
 
     norm = normalise_title(candidate)
@@ -76,10 +77,12 @@ def _first_similar(labels: list[str], candidate: str) -> str | None:
         return titles[norm]
     if not norm:
         return None
+    grams = _grams(norm)
     for other, owner in sorted(titles.items(), key=lambda kv: len(kv[0])):
-        if same_numbers(norm, other) and difflib.SequenceMatcher(None, other, norm, autojunk=False).ratio() >= (
-            TITLE_SIMILARITY
-        ):
+        shared = len(grams & _grams(other))
+        if 2 * shared < max(len(grams), len(_grams(other))) or not same_numbers(norm, other):
+            continue
+        if difflib.SequenceMatcher(None, other, norm, autojunk=False).ratio() >= TITLE_SIMILARITY:
             return owner
     return None
 
@@ -87,12 +90,13 @@ def _first_similar(labels: list[str], candidate: str) -> str | None:
 _WORDS = ["agent", "debate", "credit", "team", "router", "reward", "multi", "policy", "graph", "self", "play", "v2"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     labels=st.lists(st.lists(st.sampled_from(_WORDS), min_size=2, max_size=7).map(" ".join), min_size=1, max_size=25),
     pick=st.integers(min_value=0, max_value=24),
     edits=st.lists(st.tuples(st.integers(0, 60), st.sampled_from(["", "a", "s", " ", "-"])), max_size=3),
 )
+@example(labels=["agent agent", "agent agent", "agent agent", "agent team"], pick=3, edits=[(3, "")])
 def test_the_indexed_title_match_finds_what_comparing_every_title_finds(
     labels: list[str], pick: int, edits: list[tuple[int, str]]
 ) -> None:
