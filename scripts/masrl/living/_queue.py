@@ -17,7 +17,7 @@ import bisect
 import difflib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from masrl.base._problems import Problem
 from masrl.base._writer import write_if_changed
 from masrl.corpus._checks import record_ids
 from masrl.corpus._format import scalar
-from masrl.corpus._load import display_path
+from masrl.corpus._load import _display_root
 from masrl.corpus._records import Corpus
 from masrl.corpus._yaml import YamlError, load_path
 from masrl.living._scaffold import TITLE_SIMILARITY, normalise_title, same_numbers
@@ -256,8 +256,12 @@ def read_entries(paths: list[Path]) -> tuple[list[Entry], list[Problem]]:
     title or url as text, an unknown status, broken YAML)."""
     entries: list[Entry] = []
     problems: list[Problem] = []
+    shown_in: dict[Path, Callable[[Path], str]] = {}  # one resolve per folder, not per file
     for path in paths:
-        shown = display_path(path)
+        folder = path.parent
+        if folder not in shown_in:
+            shown_in[folder] = _display_root(folder)
+        shown = shown_in[folder](path)
         try:
             doc = load_path(path)
         except YamlError as exc:

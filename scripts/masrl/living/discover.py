@@ -80,7 +80,7 @@ def consider(
     for f in found:  # the same work found by two queries or sources is one candidate
         seen.setdefault(f.ident, f)
     unique = list(seen.values())
-    scores = rank(root, corpus, protocol, [f"{f.title}. {f.abstract}" for f in unique])
+    scores = rank(root, corpus, protocol, [f"{f.title}. {f.abstract}" for f in unique], entries)
     out = []
     for f, s in zip(unique, scores, strict=True):
         owner = known.match(f.arxiv, f.doi, f.url, f.title)
