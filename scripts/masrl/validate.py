@@ -10,16 +10,16 @@ import click
 from masrl.base._cli_common import ReportedFailure, report, root_of
 from masrl.base._problems import Problem, Severity, has_errors
 from masrl.base._settings import caching_off
-from masrl.corpus._cli import taxonomy_failures
-from masrl.corpus._load import kind_of, load_corpus
-from masrl.corpus._venues import VENUES_FILE
-from masrl.living._protocol import PROTOCOL_FILE, check_with_records
-from masrl.living._queue import QUEUE_DIR, read_entries
 from masrl.publish._state import recall, remember, scan
+
+# The records, the protocol and the queue are imported where they are read: a validation whose
+# report is remembered (nothing changed since) reads none of them, and imports none either.
 
 
 def _in_queue(root: Path, file: Path) -> bool:
     """Whether *file* is a screening queue file of the corpus at *root*."""
+    from masrl.living._queue import QUEUE_DIR
+
     return file.resolve().parent == (root / QUEUE_DIR).resolve()
 
 
@@ -30,6 +30,11 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
     is also excluded) see every record; files in *paths* outside the corpus are checked as
     records of the kind their folder names.
     """
+    from masrl.corpus._load import kind_of, load_corpus
+    from masrl.corpus._venues import VENUES_FILE
+    from masrl.living._protocol import PROTOCOL_FILE, check_with_records
+    from masrl.living._queue import QUEUE_DIR, read_entries
+
     extra = []
     wanted: set[Path] = set()
     queued: list[Path] = []
@@ -98,6 +103,8 @@ def command(ctx: click.Context, paths: tuple[Path, ...], quiet: bool, strict: bo
     if known is not None:
         problems, files = known
     else:
+        from masrl.corpus._cli import taxonomy_failures
+
         with taxonomy_failures():
             problems, files = validate_paths(root, paths)
         if key and not has_errors(problems) and time.time() - newest >= RECENT_S:
