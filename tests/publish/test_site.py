@@ -758,3 +758,20 @@ def test_not_applicable_is_spelled_n_a_everywhere(repo_site: Path) -> None:
 def test_home_title_is_the_site_name(visit: Visit) -> None:
     page = visit.go("/")
     assert page.title() == "masrl — RL for LLM multi-agent systems"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("owner/name, README.md", "owner/name, README.md"),  # short words keep their slashes whole
+        (
+            "owner/name, reading_room/artificial_intelligence/survey/index.md",
+            "owner/name, reading\\_room/<wbr>artificial\\_intelligence/<wbr>survey/<wbr>index.md",
+        ),
+        ("a <b>/c</b> " + "x/" * 20, "a &lt;b&gt;/c&lt;/b&gt; " + "x/<wbr>" * 20),  # escaped first, then broken
+    ],
+)
+def test_a_long_path_in_a_table_cell_may_break_after_each_slash(text: str, shown: str) -> None:
+    from masrl.publish._site import breakable
+
+    assert breakable(text) == shown

@@ -158,9 +158,29 @@ def _slug(value: str) -> str:
     return value.lower().replace("_", "-")
 
 
+LONG_WORD = 30  # characters: a word longer than this may break after each slash
+
+
+def breakable(text: Any) -> str:
+    """:func:`md`, with a line-break opportunity (``<wbr>``) after each slash of a long word, so
+    a file path in a table cell wraps instead of widening the table past the page."""
+    words = md(text).split(" ")
+    return " ".join(w.replace("/", "/<wbr>") if len(w) > LONG_WORD else w for w in words)
+
+
 def site_environment() -> jinja2.Environment:
     env = template_environment(trim=True)
-    env.filters.update(md=md, prose=prose, na=na, value=show_value, html=html, url=md_url, json=script_json, slug=_slug)
+    env.filters.update(
+        md=md,
+        prose=prose,
+        na=na,
+        value=show_value,
+        html=html,
+        url=md_url,
+        json=script_json,
+        slug=_slug,
+        breakable=breakable,
+    )
     return env
 
 
