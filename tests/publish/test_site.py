@@ -763,12 +763,14 @@ def test_home_title_is_the_site_name(visit: Visit) -> None:
 @pytest.mark.parametrize(
     ("text", "shown"),
     [
-        ("owner/name, README.md", "owner/name, README.md"),  # short words keep their slashes whole
+        # a repository's owner/name, even a long one, keeps its slash whole
+        ("chen742/Awesome_multi-agent-system, README.md", "chen742/Awesome\\_multi-agent-system, README.md"),
         (
-            "owner/name, reading_room/artificial_intelligence/survey/index.md",
-            "owner/name, reading\\_room/<wbr>artificial\\_intelligence/<wbr>survey/<wbr>index.md",
+            "owner/name, reading_room/artificial_intelligence/llm_readings/survey/2024-2025/ai_agent/index.md",
+            "owner/name, reading\\_room/<wbr>artificial\\_intelligence/<wbr>llm\\_readings/<wbr>survey/<wbr>2024-2025/"
+            "<wbr>ai\\_agent/<wbr>index.md",
         ),
-        ("a <b>/c</b> " + "x/" * 20, "a &lt;b&gt;/c&lt;/b&gt; " + "x/<wbr>" * 20),  # escaped first, then broken
+        ("a <b>/c</b> " + "x/" * 31, "a &lt;b&gt;/c&lt;/b&gt; " + "x/<wbr>" * 31),  # escaped first, then broken
     ],
 )
 def test_a_long_path_in_a_table_cell_may_break_after_each_slash(text: str, shown: str) -> None:

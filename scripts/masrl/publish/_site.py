@@ -158,7 +158,7 @@ def _slug(value: str) -> str:
     return value.lower().replace("_", "-")
 
 
-LONG_WORD = 30  # characters: a word longer than this may break after each slash
+LONG_WORD = 60  # characters: a word longer than this may break after each slash (an owner/name stays whole)
 
 
 def breakable(text: Any) -> str:
