@@ -45,7 +45,7 @@ def display_path(path: Path, cwd: Path | None = None) -> str:
         return str(path)
 
 
-def _display_root(root: Path) -> Callable[[Path], str]:
+def display_root(root: Path) -> Callable[[Path], str]:
     """A fast :func:`display_path` for files under *root*: one resolve for the folder, not per file."""
     cwd = Path.cwd().resolve()
     base = root.resolve()
@@ -260,7 +260,7 @@ def load_corpus(root: Path, extra: Iterable[tuple[str, Path]] = (), *, write_cac
     """
     taxonomy = load_taxonomy(root)
     files = record_files(root)
-    shown_of = _display_root(root)
+    shown_of = display_root(root)
     strays = list(stray_files(root, shown_of))
     venues, venue_problems = read_venues(root, taxonomy, shown_of(root / VENUES_FILE))
     if not venues.loaded and not any(kind == "paper" for kind, _ in files):

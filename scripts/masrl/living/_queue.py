@@ -26,7 +26,7 @@ from masrl.base._problems import Problem
 from masrl.base._writer import write_if_changed
 from masrl.corpus._checks import record_ids
 from masrl.corpus._format import scalar
-from masrl.corpus._load import _display_root
+from masrl.corpus._load import display_root
 from masrl.corpus._records import Corpus
 from masrl.corpus._yaml import YamlError, load_path
 from masrl.living._scaffold import TITLE_SIMILARITY, normalise_title, same_numbers
@@ -260,7 +260,7 @@ def read_entries(paths: list[Path]) -> tuple[list[Entry], list[Problem]]:
     for path in paths:
         folder = path.parent
         if folder not in shown_in:
-            shown_in[folder] = _display_root(folder)
+            shown_in[folder] = display_root(folder)
         shown = shown_in[folder](path)
         try:
             doc = load_path(path)
