@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -59,6 +60,8 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
 
         problems.extend(check_found_by(root, protocol_, loaded.corpus))
         files += sum((root / name).is_file() for name in (FOUND_BY_FILE, CANDIDATES_FILE))
+    problems.extend(_venue_check_problems(root, loaded))
+    files += (root / "venue_checks.csv").is_file()
     # The screening queue: `masrl build` and `masrl screen` refuse a queue file they cannot read
     # (no title, no url, an unknown status), so validate reports it first: every file of it, or
     # only those named.
@@ -75,6 +78,19 @@ def validate_paths(root: Path, paths: tuple[Path, ...]) -> tuple[list[Problem], 
     if not paths:
         return problems, files
     return [p for p in problems if Path(p.path).resolve() in wanted], len(wanted)
+
+
+def _venue_check_problems(root: Path, loaded: Any) -> list[Problem]:
+    """The problems of venue_checks.csv: its rows, and each row against the records."""
+    import datetime as dt
+
+    from masrl.living._checks import CHECKS_FILE, check_problems, read_checks
+
+    if not (root / CHECKS_FILE).is_file():
+        return []
+    checks, problems = read_checks(root)
+    venues = loaded.corpus.venues if loaded.corpus.venues.loaded else None
+    return [*problems, *check_problems(checks, loaded.corpus.papers, venues, dt.date.today().isoformat())]
 
 
 @click.command(name="validate")

@@ -6,9 +6,10 @@
    date in ``screening/`` (the protocol's last closed round before any run), queueing each new
    candidate in ``screening/``;
 2. ``masrl refresh --write``, applying the fact changes it finds to ``papers/``;
-3. ``masrl refresh --stale 6 --list``: the records that, after that refresh, still cite arXiv or
-   a submission more than :data:`STALE_MONTHS` months after they first appeared, for a person to
-   look for in the proceedings no source indexes yet;
+3. ``masrl refresh --stale 6 --unchecked-days 90 --list``: the records that, after that refresh,
+   still cite arXiv or a submission more than :data:`STALE_MONTHS` months after they first
+   appeared and that no one compared with the proceedings in the last :data:`RECHECK_DAYS` days
+   (``venue_checks.csv``), for a person to look for where no source indexes them yet;
 4. writes the pull request's body to FILE: the ranked table, refresh's changes and notes, the
    records still on arXiv, and any failure with what the run still gathered; and, when
    ``GITHUB_OUTPUT`` names a file, the
@@ -35,6 +36,7 @@ from pathlib import Path
 import click
 
 STALE_MONTHS = 6  # a preprint this old is often published already: list it for a person to check
+RECHECK_DAYS = 90  # a record checked in the proceedings this recently is not listed again
 
 
 @dataclass
@@ -97,12 +99,18 @@ def body_text(week: str, discover: Step, refresh: Step, new_files: int, stale: S
         lines += ["", "<details><summary>refresh notes</summary>", "", "```", *notes, "```", "", "</details>"]
     if stale is not None:
         listed = stale.stdout.splitlines()
-        lines += ["", f"### Still on arXiv after {STALE_MONTHS} months (`masrl refresh --stale {STALE_MONTHS}`)", ""]
+        lines += [
+            "",
+            f"### Still on arXiv after {STALE_MONTHS} months "
+            f"(`masrl refresh --stale {STALE_MONTHS} --unchecked-days {RECHECK_DAYS}`)",
+            "",
+        ]
         if listed:
             lines += [
-                f"{len(listed)} records still cite arXiv or a submission, though this run rechecked them; look for "
-                "each in the proceedings (ACL Anthology, PMLR, OpenReview, AAAI, IJCAI) and the journals, and move "
-                "its venue with a `changes` entry naming the source.",
+                f"{len(listed)} records still cite arXiv or a submission, though this run rechecked them, and no one "
+                f"compared them with the proceedings in the last {RECHECK_DAYS} days; look for each in the proceedings "
+                "(ACL Anthology, PMLR, OpenReview, AAAI, IJCAI) and the journals, and move its venue with a `changes` "
+                "entry naming the source, or add a row to venue_checks.csv saying what you compared it with.",
                 "",
                 f"<details><summary>{len(listed)} records</summary>",
                 "",
@@ -113,7 +121,10 @@ def body_text(week: str, discover: Step, refresh: Step, new_files: int, stale: S
                 "</details>",
             ]
         elif stale.code == 0:
-            lines.append(f"No record still cites arXiv or a submission {STALE_MONTHS} months after it first appeared.")
+            lines.append(
+                f"No record still cites arXiv or a submission {STALE_MONTHS} months after it first appeared "
+                f"without a check in the last {RECHECK_DAYS} days."
+            )
     failures = [f"`masrl discover`: {e}" for e in _errors(discover)] + [
         f"`masrl refresh`: {e}" for e in _errors(refresh) + (_errors(stale) if stale else [])
     ]
@@ -140,7 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     discover = run(discover_args)
     new_files = len(_queue_files(root) - before)
     refresh = run(["refresh", "--write"])
-    stale = run(["refresh", "--stale", str(STALE_MONTHS), "--list", "--today", today])
+    stale = run(
+        ["refresh", "--stale", str(STALE_MONTHS), "--unchecked-days", str(RECHECK_DAYS), "--list", "--today", today]
+    )
     changed = new_files > 0 or bool(refresh.stdout.strip())
     failed = discover.code != 0 or refresh.code != 0 or stale.code != 0
     args.body.write_text(body_text(week, discover, refresh, new_files, stale), "utf-8")

@@ -1263,10 +1263,12 @@ def test_refresh_stale_list_names_the_records_oldest_first_and_asks_no_service(
     # Assert
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [
-        "papers/alpha.yaml: arXiv since 2025-01, 23 months",
-        "papers/epsilon.yaml: arXiv since 2026-05, 7 months",
+        "papers/alpha.yaml: arXiv since 2025-01, 23 months; never checked",
+        "papers/epsilon.yaml: arXiv since 2026-05, 7 months; never checked",
     ]
-    assert result.stderr == "2 records still on arXiv or under submission after 6 months (on 2026-12-01)\n"
+    assert result.stderr == (
+        "2 records still on arXiv or under submission after 6 months (on 2026-12-01); 2 never checked in the proceedings\n"
+    )
 
 
 def test_refresh_stale_rechecks_only_the_stale_records(living: Path, services: Services, run_cli: Any) -> None:
@@ -1276,8 +1278,8 @@ def test_refresh_stale_rechecks_only_the_stale_records(living: Path, services: S
     assert result.stdout.startswith("papers/alpha.yaml\n  venue: arXiv -> ICML 2026  (arXiv journal_ref)\n")
     assert "zeta" not in result.output
     assert result.stderr.splitlines()[:2] == [
-        "papers/alpha.yaml: arXiv since 2025-01, 23 months: rechecked",
-        "1 records still on arXiv or under submission after 6 months (on 2026-12-01)",
+        "papers/alpha.yaml: arXiv since 2025-01, 23 months; never checked: rechecked",
+        "1 records still on arXiv or under submission after 6 months (on 2026-12-01); 1 never checked in the proceedings",
     ]
     assert result.stderr.splitlines()[-1] == "1 of 1 records would change"
 
@@ -1287,6 +1289,9 @@ def test_refresh_stale_rechecks_only_the_stale_records(living: Path, services: S
     [
         (("--list",), "Error: --list lists the records --stale MONTHS selects: give --stale"),
         (("--stale", "6", "--list", "--write"), "Error: --list asks no service, so there is nothing to --write"),
+        (("--unchecked-days", "30", "--list"), "Error: --list lists the records --stale MONTHS selects: give --stale"),
+        (("--unchecked-days", "30"), "Error: --unchecked-days narrows the records --stale MONTHS selects: give --stale"),
+        (("--stale", "6", "--unchecked-days", "-2"), "Error: Invalid value for '--unchecked-days': -2 is not in the range x>=0."),
         (("--stale", "-1"), "Error: Invalid value for '--stale': -1 is not in the range x>=0."),
         (("--stale", "6", "--today", "2026-13-01"), "Error: Invalid value for '--today': '2026-13-01' does not match the format '%Y-%m-%d'."),
     ],
@@ -1306,10 +1311,11 @@ def test_the_weekly_body_lists_the_records_still_on_arxiv() -> None:
     stale = Step("papers/alpha.yaml: arXiv since 2025-01, 23 months\n", "1 records still on arXiv\n", 0)
     body = body_text("2026-11-30", done, done, 0, stale)
     assert body.split("### Still on arXiv", 1)[1] == (
-        " after 6 months (`masrl refresh --stale 6`)\n\n"
-        "1 records still cite arXiv or a submission, though this run rechecked them; look for each in the "
-        "proceedings (ACL Anthology, PMLR, OpenReview, AAAI, IJCAI) and the journals, and move its venue with a "
-        "`changes` entry naming the source.\n\n"
+        " after 6 months (`masrl refresh --stale 6 --unchecked-days 90`)\n\n"
+        "1 records still cite arXiv or a submission, though this run rechecked them, and no one compared them with "
+        "the proceedings in the last 90 days; look for each in the proceedings (ACL Anthology, PMLR, OpenReview, "
+        "AAAI, IJCAI) and the journals, and move its venue with a `changes` entry naming the source, or add a row "
+        "to venue_checks.csv saying what you compared it with.\n\n"
         "<details><summary>1 records</summary>\n\n```\npapers/alpha.yaml: arXiv since 2025-01, 23 months\n```\n\n"
         "</details>\n"
     )

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 
-from masrl.base._cli_common import MasrlError, root_of
+from masrl.base._cli_common import MasrlError, ReportedFailure, report, root_of
 from masrl.corpus._cli import load_or_fail
 from masrl.corpus._records import Paper
 from masrl.corpus._venues import Venues
@@ -54,9 +55,17 @@ def diff_text(paper: Paper, changes: list[Any], venues: Venues) -> str:
     return "\n".join(lines) + "\n"
 
 
-def stale_lines(found: list[Any]) -> list[str]:
-    """One line per record still on arXiv: ``papers/x.yaml: arXiv since 2025-03, 20 months``."""
-    return [f"{s.paper.path}: {s.paper.venue} since {s.since}, {s.months} months" for s in found]
+def stale_lines(found: list[Any], checked: Mapping[str, Any] | None = None) -> list[str]:
+    """One line per record still on arXiv: ``papers/x.yaml: arXiv since 2025-03, 20 months``,
+    then its last check of venue_checks.csv (``last checked 2026-12-04: none``) or ``never checked``."""
+    lines = []
+    for s in found:
+        line = f"{s.paper.path}: {s.paper.venue} since {s.since}, {s.months} months"
+        if checked is not None:
+            c = checked.get(s.paper.key)
+            line += f"; last checked {c.date}: {c.outcome}" if c else "; never checked"
+        lines.append(line)
+    return lines
 
 
 @click.command(name="refresh")
@@ -72,6 +81,13 @@ def stale_lines(found: list[Any]) -> list[str]:
 )
 @click.option("--list", "list_only", is_flag=True, help="With --stale: print the list and ask no service.")
 @click.option(
+    "--unchecked-days",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="DAYS",
+    help="With --stale: leave out the records whose venue venue_checks.csv says was checked within DAYS days.",
+)
+@click.option(
     "--today",
     type=click.DateTime(formats=["%Y-%m-%d"]),
     default=None,
@@ -79,7 +95,13 @@ def stale_lines(found: list[Any]) -> list[str]:
 )
 @click.pass_context
 def command(
-    ctx: click.Context, keys: tuple[str, ...], write: bool, stale: int | None, list_only: bool, today: Any
+    ctx: click.Context,
+    keys: tuple[str, ...],
+    write: bool,
+    stale: int | None,
+    list_only: bool,
+    unchecked_days: int | None,
+    today: Any,
 ) -> None:
     """Fetch current facts for papers and show what changed since they were recorded.
 
@@ -102,8 +124,11 @@ def command(
 
     --stale MONTHS takes only the records still on arXiv (or under submission) more than MONTHS
     months after they first appeared (the month of the arXiv id, else January of `year`),
-    oldest first, and lists them; the weekly run lists those of six months and more for a person
-    to check in the proceedings. With --list it only prints that list.
+    oldest first, and lists them with each one's last check of venue_checks.csv (the date a
+    person compared it with the proceedings, and what came of it) or "never checked";
+    --unchecked-days DAYS leaves out those checked within DAYS days. The weekly run lists those of
+    six months and more not checked for 90 days, for a person to check in the proceedings. With
+    --list it only prints that list.
 
     Example:
 
@@ -111,9 +136,11 @@ def command(
         masrl refresh rema2025 sirius2025
         masrl refresh --write
         masrl refresh --stale 6 --list
+        masrl refresh --stale 6 --unchecked-days 90 --list
     """
     import datetime as dt
 
+    from masrl.living._checks import latest, read_checks
     from masrl.living._facts import gather, proposals
     from masrl.living._facts import stale as still_on_arxiv
     from masrl.living._net import CACHE_DAYS, CACHE_DIR, Client, NetworkError, SourceError
@@ -123,6 +150,8 @@ def command(
         raise click.UsageError("--list lists the records --stale MONTHS selects: give --stale")
     if list_only and write:
         raise click.UsageError("--list asks no service, so there is nothing to --write")
+    if unchecked_days is not None and stale is None:
+        raise click.UsageError("--unchecked-days narrows the records --stale MONTHS selects: give --stale")
     root = root_of(ctx)
     corpus = load_or_fail(root).corpus
     by_key = {p.key: p for p in corpus.papers}
@@ -133,14 +162,26 @@ def command(
     if stale is not None:
         day = (today.date() if today else dt.date.today()).isoformat()
         found = still_on_arxiv(papers, corpus.venues, stale, day)
-        papers = [s.paper for s in found]
+        checks, bad = read_checks(root)
+        if bad:
+            report(bad, 1)
+            raise ReportedFailure()
+        checked = latest(checks)
         summary = f"{len(found)} records still on arXiv or under submission after {stale} months (on {day})"
+        never = sum(1 for s in found if s.paper.key not in checked)
+        summary += f"; {never} never checked in the proceedings" if never else "; every one checked before"
+        if unchecked_days is not None:
+            since = (dt.date.fromisoformat(day) - dt.timedelta(days=unchecked_days)).isoformat()
+            recent = [s for s in found if s.paper.key in checked and checked[s.paper.key].date > since]
+            found = [s for s in found if s not in recent]
+            summary += f"; {len(recent)} checked within {unchecked_days} days left out, {len(found)} listed"
+        papers = [s.paper for s in found]
         if list_only:
-            for line in stale_lines(found):
+            for line in stale_lines(found, checked):
                 click.echo(line)
             click.echo(summary, err=True)
             return
-        for line in stale_lines(found):
+        for line in stale_lines(found, checked):
             click.echo(f"{line}: rechecked", err=True)
         click.echo(summary, err=True)
     known = Known(corpus)

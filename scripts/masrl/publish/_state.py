@@ -33,6 +33,7 @@ INPUT_FILES = (
     "CONTRIBUTING.md",
     "CITATION.cff",
     "CHANGELOG.md",
+    "venue_checks.csv",
 )
 INPUT_DIRS = ("papers", "exclusions", "audits", "traces", "site", "schemas", "screening")
 SKIP_DIRS = frozenset({"build", "__pycache__", ".cache"})  # site/build is MkDocs' output, not ours
