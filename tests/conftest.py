@@ -328,6 +328,13 @@ def small_repository(root: Path, keep: tuple[str, ...] = ()) -> Path:
         out = io.StringIO()
         csv.writer(out, lineterminator="\n").writerows(rows)
         path.write_text(out.getvalue(), "utf-8")
+    checks = root / "venue_checks.csv"  # the venue checks of the records kept
+    if checks.is_file():
+        rows = list(csv.reader(io.StringIO(checks.read_text("utf-8"))))
+        rows = [rows[0], *(r for r in rows[1:] if r[0] in kept)]
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows(rows)
+        checks.write_text(out.getvalue(), "utf-8")
     return root
 
 
