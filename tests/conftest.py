@@ -276,7 +276,8 @@ def copy_repository(root: Path) -> Path:
     from masrl.publish._state import INPUT_DIRS, INPUT_FILES
 
     root.mkdir()
-    for name in INPUT_FILES:
+    # .gitignore too: a copy committed to git ignores the caches as the repository does
+    for name in (*INPUT_FILES, ".gitignore"):
         if (REPO / name).is_file():
             shutil.copy(REPO / name, root / name)
     for folder in INPUT_DIRS:

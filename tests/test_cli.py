@@ -24,9 +24,10 @@ def run(*args: str, cwd: Path = REPO, env: dict[str, str] | None = None) -> subp
     return subprocess.run([*MASRL, *args], cwd=cwd, env=full_env, capture_output=True, text=True, check=False)
 
 
-# The records, protocol.yaml, the two ledgers of the rounds run by the search arms, and the
-# screening queue's files (validate reads each as build and screen do)
+# The records, protocol.yaml, the two ledgers of the rounds run by the search arms, the venue
+# checks, and the screening queue's files (validate reads each as build and screen do)
 LEDGERS = sum((REPO / "screening" / name).is_file() for name in ("found_by.csv", "candidates.csv"))
+LEDGERS += (REPO / "venue_checks.csv").is_file()
 FILES = sum(len(list((REPO / d).glob("*.yaml"))) for d in ("papers", "exclusions", "audits", "screening")) + 1 + LEDGERS
 
 

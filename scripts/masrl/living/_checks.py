@@ -134,43 +134,28 @@ def check_problems(
     keys = sorted(by_key)
     out: list[Problem] = []
     for c in checks:
-        col = COLUMNS.index
+
+        def bad(name: str, message: str, c: Check = c) -> None:
+            out.append(Problem(shown, c.line, COLUMNS.index(name) + 1, name, message))
+
         paper = by_key.get(c.key)
         if paper is None:
-            out.append(
-                Problem(
-                    shown,
-                    c.line,
-                    col("key") + 1,
-                    "key",
-                    f"no paper with key {c.key!r} in papers/" + did_you_mean(c.key, keys),
-                )
-            )
+            bad("key", f"no paper with key {c.key!r} in papers/" + did_you_mean(c.key, keys))
             continue
         if c.date > today:
-            out.append(Problem(shown, c.line, col("date") + 1, "date", f"date {c.date} is after today ({today})"))
+            bad("date", f"date {c.date} is after today ({today})")
         on_preprint = unpublished(paper, venues)
         if c.outcome == "moved" and on_preprint:
-            out.append(
-                Problem(
-                    shown,
-                    c.line,
-                    col("outcome") + 1,
-                    "outcome",
-                    f"says the venue was moved, but {paper.path} still cites {paper.venue!r}; "
-                    "move it (venue and a changes entry naming the source) or write none",
-                )
+            bad(
+                "outcome",
+                f"says the venue was moved, but {paper.path} still cites {paper.venue!r}; "
+                "move it (venue and a changes entry naming the source) or write none",
             )
         if c.outcome != "moved" and not on_preprint and not any(ch.date >= c.date for ch in paper.changes):
-            out.append(
-                Problem(
-                    shown,
-                    c.line,
-                    col("outcome") + 1,
-                    "outcome",
-                    f"says {c.outcome}, but {paper.path} cites {paper.venue!r} and no changes entry dated "
-                    f"{c.date} or later moved it; write moved",
-                )
+            bad(
+                "outcome",
+                f"says {c.outcome}, but {paper.path} cites {paper.venue!r} and no changes entry dated "
+                f"{c.date} or later moved it; write moved",
             )
     return out
 

@@ -297,12 +297,15 @@ def read_queue(root: Path) -> tuple[list[Entry], list[Problem]]:
     entries, problems = read_entries(misses)
     for entry in entries:
         found[entry.path] = entry
+    files = {}
     if misses:
-        files = {}
         for path, entry in found.items():
             size_time = stats.get(path.name)
             if size_time is not None and now - size_time[1] >= 2_000_000_000:
                 files[path.name] = (size_time[0], size_time[1], entry.data)
+    # written only when what it would hold differs from what it holds (a file that changed a
+    # moment ago is never held, so a run right after an edit leaves the cache as it was)
+    if misses and {n: tuple(v[:2]) for n, v in files.items()} != {n: tuple(v[:2]) for n, v in known.items()}:
         try:
             cache_path.parent.mkdir(exist_ok=True)
             tmp = cache_path.with_suffix(".tmp")
