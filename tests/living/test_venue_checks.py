@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.conftest import fixture_corpus
+from conftest import fixture_corpus
 
 HEADER = "key,date,outcome,against\n"
 
