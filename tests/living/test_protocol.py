@@ -628,13 +628,15 @@ def test_the_screening_page_lists_what_each_round_searched(small_copy: Path) -> 
     assert backfill.sources  # named and dated in protocol.yaml
     kinds = {x.source for x in backfill.sources}
     assert kinds >= {"curated_lists", "surveys", "arxiv", "snowballing"}
-    # one table per kind of source, a row per source with the day it was read
+    # one folded table per kind of source, titled with how many; a row per source with the day it was read
     for source in PROTOCOL.sources:
-        assert (f"**{source.label}**" in section) == (source.id in kinds), source.id
-    rows = [line for line in section.splitlines() if line.startswith("| ") and "| 20" in line]
+        n = sum(x.source == source.id for x in backfill.sources)
+        title = f'??? note "{source.label}: {n} {"source" if n == 1 else "sources"}"\n'
+        assert (title in section) == (source.id in kinds), source.id
+    rows = [line for line in section.splitlines() if line.startswith("    | ") and "| 20" in line]
     assert len(rows) == len(backfill.sources)
     assert (
-        "| [chen742/Awesome\\_multi-agent-system, README.md](https://github.com/chen742/Awesome_multi-agent-system) "
+        "    | [chen742/Awesome\\_multi-agent-system, README.md](https://github.com/chen742/Awesome_multi-agent-system) "
         "| 2026-12-01 | `82957f2ba7c0` |  |" in section
     )
 
